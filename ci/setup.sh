@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# ci/setup.sh — installs what turnstile needs on a fresh Debian bookworm machine.
+#
+# Idempotent and quiet: when everything is present it prints nothing and exits 0.
+# Only Debian's package registry is used (no other network).
+set -euo pipefail
+
+packages=(
+  bazel-bootstrap     # Bazel 4.2.3, built offline against third_party/ shims
+  clang               # the plain `clang` name (Debian's points at clang-14)
+  libclang-rt-14-dev  # libFuzzer, ASan, UBSan runtimes
+  afl++               # afl-clang-fast for the AFL++ fuzzing config
+  libjansson-dev      # JSON parsing with error positions
+  libssl-dev          # libcrypto: SHA-256
+  uuid-dev            # libuuid: UUIDv4 from the OS CSPRNG
+  libsqlite3-dev      # the resume engine's journal
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "ci/setup.sh: installing ${missing[*]}" >&2
+if [ "$(id -u)" -ne 0 ]; then sudo=sudo; else sudo=; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq >/dev/null
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "ci/setup.sh: done" >&2

@@ -1,0 +1,26 @@
+/* cli.h — the turnstile command line: one dispatcher, one function per subcommand.
+ *
+ * Owns: argument parsing, reading input files, writing results and mapping outcomes to exit
+ * codes (0 success, 1 internal failure such as out of memory or a failed write, 2 bad input or
+ * bad usage). Semantics live in core/ (and later conformance/, fuzz/); nothing here decides
+ * what a merge means.
+ */
+#ifndef TURNSTILE_CONFORMANCE_CLI_CLI_H
+#define TURNSTILE_CONFORMANCE_CLI_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum { TS_EXIT_OK = 0, TS_EXIT_FAILURE = 1, TS_EXIT_USAGE = 2 };
+
+/* Reads all of path ("-" or NULL for stdin) into a malloc'd buffer (*data, NUL-terminated).
+ * Returns 0, or prints "turnstile: PATH: reason" to stderr and returns non-zero. */
+int ts_cli_read_file(const char *path, char **data, size_t *len);
+
+/* The bundled example stream (conformance/examples/handoff.jsonl), compiled in. */
+extern const unsigned char ts_cli_example_stream[];
+extern const size_t ts_cli_example_stream_len;
+
+int ts_cli_merge(int argc, char **argv);
+
+#endif

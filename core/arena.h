@@ -1,0 +1,36 @@
+/* arena.h — bump allocation for one document's lifetime.
+ *
+ * Owns: every byte of a parsed stream, its JSON values and its merged response. Nothing inside
+ * an arena is freed on its own; ts_arena_free releases all of it at once. This is what lets the
+ * codec, the model and the merger build trees without an ownership protocol per node.
+ */
+#ifndef TURNSTILE_CORE_ARENA_H
+#define TURNSTILE_CORE_ARENA_H
+
+#include <stddef.h>
+
+typedef struct ts_arena_chunk ts_arena_chunk;
+
+typedef struct ts_arena {
+    ts_arena_chunk *head;  /* newest chunk first */
+    size_t bytes_allocated; /* total bytes obtained from malloc, for reporting */
+} ts_arena;
+
+/* Initialises an empty arena (no allocation yet). */
+void ts_arena_init(ts_arena *arena);
+
+/* Releases every allocation made from the arena; the arena is empty and reusable after.
+ * Accepts NULL. */
+void ts_arena_free(ts_arena *arena);
+
+/* Returns `size` bytes aligned for any type, owned by the arena, or NULL when malloc fails
+ * or the size overflows. `size` 0 returns a valid unique pointer. */
+void *ts_arena_alloc(ts_arena *arena, size_t size);
+
+/* Like ts_arena_alloc but zero-filled, for `count` elements of `size` bytes (overflow-checked). */
+void *ts_arena_calloc(ts_arena *arena, size_t count, size_t size);
+
+/* Copies `len` bytes and appends a NUL terminator; returns the copy or NULL on failure. */
+char *ts_arena_strndup(ts_arena *arena, const char *src, size_t len);
+
+#endif

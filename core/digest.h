@@ -1,0 +1,24 @@
+/* digest.h — SHA-256 through OpenSSL's libcrypto, behind one small interface.
+ *
+ * Owns: the incremental hashing state. Used for content-derived ids (the merger's fallback
+ * ResponseId, the resume engine's task keys).
+ */
+#ifndef TURNSTILE_CORE_DIGEST_H
+#define TURNSTILE_CORE_DIGEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum { TS_SHA256_LEN = 32 };
+
+typedef struct ts_sha256 {
+    void *ctx; /* EVP_MD_CTX */
+    bool failed;
+} ts_sha256;
+
+void ts_sha256_init(ts_sha256 *h);                                     /* failure is recorded */
+void ts_sha256_update(ts_sha256 *h, const void *data, size_t len);
+/* Writes the digest and releases the state; returns false if any step failed. */
+bool ts_sha256_final(ts_sha256 *h, unsigned char out[TS_SHA256_LEN]);
+
+#endif

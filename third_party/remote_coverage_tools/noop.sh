@@ -1,0 +1,3 @@
+#!/bin/sh
+# Deliberately does nothing: see BUILD.bazel.
+exit 0
