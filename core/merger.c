@@ -166,6 +166,14 @@ static bool assign_update(merge_state *s, ts_str primary, const ts_update *u) {
 
 /* ---------------------------------------------------------------- ordering (O1..O3) ----- */
 
+/* M6: an unkeyed message that received nothing but (at most) a role is left out. */
+static bool is_omitted(const message_state *m) {
+    return m->content_count == 0 && !ts_str_nonempty(m->message_id) && !m->has_created_at &&
+           !ts_str_nonempty(m->author_name) && !ts_str_nonempty(m->agent_id) && !m->any_additional_properties &&
+           m->extras.count == 0;
+}
+
+
 typedef struct timed {
     ts_instant at;
     size_t arrival;
@@ -185,11 +193,18 @@ static int compare_timed(const void *pa, const void *pb) {
  * preceded, in arrival, it or an earlier untimestamped message of the group; with no anchor
  * it goes first. Anchors never decrease along arrival, so the placement is a single merge. */
 static long order_group(const merge_state *s, const group_state *g, size_t *order) {
-    size_t n = g->message_count;
+    /* Only messages that will be written take part (M6), so that the order is a function of
+     * what a reader of the response can see. */
+    size_t n = 0;
+    size_t *visible = malloc((g->message_count ? g->message_count : 1) * sizeof *visible);
+    if (!visible) return -1;
+    for (size_t i = 0; i < g->message_count; i++)
+        if (!is_omitted(&s->messages[g->messages[i]])) visible[n++] = g->messages[i];
     timed *stamped = malloc((n ? n : 1) * sizeof *stamped);
-    size_t *rank = malloc((n ? n : 1) * sizeof *rank);       /* by position in g->messages */
+    size_t *rank = malloc((n ? n : 1) * sizeof *rank);       /* by position in visible[] */
     long *anchor = malloc((n ? n : 1) * sizeof *anchor);
     if (!stamped || !rank || !anchor) {
+        free(visible);
         free(stamped);
         free(rank);
         free(anchor);
@@ -197,7 +212,7 @@ static long order_group(const merge_state *s, const group_state *g, size_t *orde
     }
     size_t stamped_count = 0;
     for (size_t i = 0; i < n; i++) {
-        const message_state *m = &s->messages[g->messages[i]];
+        const message_state *m = &s->messages[visible[i]];
         if (!m->has_created_at) continue;
         stamped[stamped_count].at = m->created_at_instant;
         stamped[stamped_count].arrival = m->first_arrival;
@@ -209,27 +224,28 @@ static long order_group(const merge_state *s, const group_state *g, size_t *orde
 
     long current = -1;
     for (size_t i = 0; i < n; i++) {
-        const message_state *m = &s->messages[g->messages[i]];
+        const message_state *m = &s->messages[visible[i]];
         if (m->has_created_at) continue;
-        if (i > 0 && s->messages[g->messages[i - 1]].has_created_at && (long)rank[i - 1] > current)
+        if (i > 0 && s->messages[visible[i - 1]].has_created_at && (long)rank[i - 1] > current)
             current = (long)rank[i - 1];
         anchor[i] = current;
     }
     size_t out = 0, next_untimed = 0;
     /* Untimestamped messages without an anchor come first, in arrival order. */
     for (; next_untimed < n; next_untimed++) {
-        if (s->messages[g->messages[next_untimed]].has_created_at) continue;
+        if (s->messages[visible[next_untimed]].has_created_at) continue;
         if (anchor[next_untimed] != -1) break;
-        order[out++] = g->messages[next_untimed];
+        order[out++] = visible[next_untimed];
     }
     for (size_t r = 0; r < stamped_count; r++) {
-        order[out++] = g->messages[stamped[r].message];
+        order[out++] = visible[stamped[r].message];
         for (; next_untimed < n; next_untimed++) {
-            if (s->messages[g->messages[next_untimed]].has_created_at) continue;
+            if (s->messages[visible[next_untimed]].has_created_at) continue;
             if (anchor[next_untimed] != (long)r) break;
-            order[out++] = g->messages[next_untimed];
+            order[out++] = visible[next_untimed];
         }
     }
+    free(visible);
     free(stamped);
     free(rank);
     free(anchor);
@@ -352,13 +368,6 @@ static bool finish_message(merge_state *s, const message_state *m, ts_message *o
     return true;
 }
 
-/* M6: an unkeyed message that received nothing but (at most) a role is left out. */
-static bool is_omitted(const message_state *m) {
-    return m->content_count == 0 && !ts_str_nonempty(m->message_id) && !m->has_created_at &&
-           !ts_str_nonempty(m->author_name) && !ts_str_nonempty(m->agent_id) && !m->any_additional_properties &&
-           m->extras.count == 0;
-}
-
 /* ---------------------------------------------------------------- response (R1..R6) ---- */
 
 static bool fold_metadata(merge_state *s, const ts_update *updates, size_t count, ts_str primary,
@@ -464,9 +473,7 @@ bool ts_merge(ts_arena *arena, const ts_update *updates, size_t count, const ts_
     for (size_t gi = 0; gi < s.group_count; gi++) {
         long n = order_group(&s, &s.groups[gi], order);
         for (long k = 0; k < n; k++) {
-            const message_state *m = &s.messages[order[k]];
-            if (is_omitted(m)) continue;
-            if (!finish_message(&s, m, &out->messages[out->message_count++])) n = -1;
+            if (!finish_message(&s, &s.messages[order[k]], &out->messages[out->message_count++])) n = -1;
         }
         if (n < 0) {
             free(order);
