@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# cli_test.sh — the turnstile command line on good and bad input (SPEC W2, W6).
+#
+# Every bad input must give exit status 2, nothing on stdout, and one error line on stderr that
+# names the line (and, for syntax errors, the column where the parser stopped) and the field path. Nothing may crash: under
+# --config=asan a sanitizer report aborts the binary and fails the case.
+set -u
+TURNSTILE=${1:?usage: cli_test.sh path/to/turnstile}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+passed=0 failed=0
+
+fail() { echo "FAIL $name: $*" >&2; failed=$((failed + 1)); }
+
+# expect_error NAME STATUS PATTERN [ARGS...] < input
+expect_error() {
+    name=$1 want_status=$2 pattern=$3
+    shift 3
+    "$TURNSTILE" "$@" >"$TMP/out" 2>"$TMP/err"
+    local status=$?
+    if [ "$status" -ne "$want_status" ]; then fail "exit $status, want $want_status; stderr: $(head -c 300 "$TMP/err")"; return; fi
+    if [ -s "$TMP/out" ]; then fail "stdout not empty: $(head -c 200 "$TMP/out")"; return; fi
+    if ! grep -qE -- "$pattern" "$TMP/err"; then fail "stderr does not match /$pattern/: $(head -c 300 "$TMP/err")"; return; fi
+    passed=$((passed + 1))
+}
+
+# expect_ok NAME PATTERN [ARGS...] < input : exit 0 and stdout matching PATTERN
+expect_ok() {
+    name=$1 pattern=$2
+    shift 2
+    "$TURNSTILE" "$@" >"$TMP/out" 2>"$TMP/err"
+    local status=$?
+    if [ "$status" -ne 0 ]; then fail "exit $status; stderr: $(head -c 300 "$TMP/err")"; return; fi
+    if ! grep -qE -- "$pattern" "$TMP/out"; then fail "stdout does not match /$pattern/: $(head -c 300 "$TMP/out")"; return; fi
+    passed=$((passed + 1))
+}
+
+ok_line='{"responseId":"r","messageId":"m","contents":[{"$type":"text","text":"hi"}]}'
+
+printf '%s\n{"responseId": "r",, }\n' "$ok_line" >"$TMP/in"; expect_error malformed_json_names_line 2 '^turnstile merge: stdin:2:[0-9]+: invalid JSON' merge <"$TMP/in"
+printf '%s\n%s\n%s\n{"responseId": 5}\n' "$ok_line" "$ok_line" "$ok_line" >"$TMP/in"; expect_error wrong_type_names_line_and_field 2 'stdin:4: responseId: expected a string or null, got number' merge <"$TMP/in"
+printf '{"contents":[{"$type":"text","text":"a"},{"$type":"functionCall","name":"f"}]}\n' >"$TMP/in"; expect_error missing_call_id_names_path 2 'stdin:1: contents\[1\]\.callId: is required' merge <"$TMP/in"
+printf '{"contents":[{"$type":"functionCall","callId":"c","name":"f","arguments":"{}"}]}\n' >"$TMP/in"; expect_error arguments_must_be_object 2 'contents\[0\]\.arguments: expected an object' merge <"$TMP/in"
+printf '{"contents":{"$type":"text"}}\n' >"$TMP/in"; expect_error contents_must_be_array 2 'stdin:1: contents: expected an array or null, got object' merge <"$TMP/in"
+printf '{"createdAt":"2026-01-01t00:00:00Z","contents":[]}\n' >"$TMP/in"; expect_error bad_created_at 2 'stdin:1: createdAt: not a valid timestamp' merge <"$TMP/in"
+printf '{"createdAt":"2026-02-30T00:00:00Z","contents":[]}\n' >"$TMP/in"; expect_error impossible_date 2 'createdAt: not a valid timestamp: a date or time field is out of range' merge <"$TMP/in"
+printf '{"contents":[{"$type":"usage","details":{"inputTokenCount":"12x"}}]}\n' >"$TMP/in"; expect_error bad_usage_counter 2 'contents\[0\]\.details\.inputTokenCount' merge <"$TMP/in"
+printf '{"contents":[{"$type":"usage","details":{"inputTokenCount":9223372036854775807}}]}\n{"contents":[{"$type":"usage","details":{"inputTokenCount":1}}]}\n' >"$TMP/in"; expect_error usage_sum_overflow 2 'stdin:2: usage\.inputTokenCount: the sum of this counter overflows' merge <"$TMP/in"
+printf '{"text":"a\xff"}\n' >"$TMP/in"; expect_error invalid_utf8 2 'stdin:1:[0-9]+: invalid JSON' merge <"$TMP/in"
+printf '{"text":"\\ud800"}\n' >"$TMP/in"; expect_error lone_surrogate 2 'invalid JSON' merge <"$TMP/in"
+printf '{"a":1,"a":2}\n' >"$TMP/in"; expect_error duplicate_key 2 'invalid JSON.*duplicate' merge <"$TMP/in"
+printf '{"a":99999999999999999999}\n' >"$TMP/in"; expect_error integer_beyond_int64 2 'invalid JSON' merge <"$TMP/in"
+printf '42\n' >"$TMP/in"; expect_error top_level_scalar 2 'stdin:1:[0-9]+: invalid JSON' merge <"$TMP/in"
+printf '[1]\n' >"$TMP/in"; expect_error array_item_not_object 2 'stdin:1: \[0\]: expected an update object, got number' merge <"$TMP/in"
+printf '%s\n{"a":1} x\n' "$ok_line" >"$TMP/in"; expect_error trailing_garbage 2 'stdin:2:[0-9]+: invalid JSON' merge <"$TMP/in"
+printf '%s\n\0\n' "$ok_line" >"$TMP/in"; expect_error nul_byte 2 'stdin:2:[0-9]+: invalid JSON' merge <"$TMP/in"
+printf '' >"$TMP/in"; expect_error empty_stream 2 'holds no update' merge <"$TMP/in"
+printf '  \n\n\t\n' >"$TMP/in"; expect_error whitespace_only 2 'holds no update' merge <"$TMP/in"
+printf '[]\n[]\n' >"$TMP/in"; expect_error only_empty_arrays 2 'holds no update' merge <"$TMP/in"
+head -c 100000 /dev/zero | tr '\0' '[' >"$TMP/in"; expect_error deep_nesting 2 'invalid JSON.*depth' merge <"$TMP/in"
+{ printf '{"contents":[{"$type":"text","text":"'; head -c 1048576 /dev/zero | tr '\0' 'x'; printf '"}]}\n'; } >"$TMP/big.jsonl"
+expect_ok one_megabyte_string '"text":"xxxxxxxx' merge "$TMP/big.jsonl" </dev/null
+name=one_megabyte_string_intact
+[ "$(sed 's/.*"text":"\(x*\)".*/\1/' "$TMP/out" | tr -d '\n' | wc -c)" -eq 1048576 ] && passed=$((passed + 1)) || fail "the string did not survive whole"
+expect_error missing_file 2 'turnstile: /nonexistent/x.jsonl: No such file' merge /nonexistent/x.jsonl </dev/null
+expect_error unknown_option 2 "unknown option '--bogus'" merge --bogus </dev/null
+expect_error two_files 2 'one input file at most' merge a b </dev/null
+expect_error response_id_needs_value 2 'needs a non-empty value' merge --response-id </dev/null
+expect_error no_command 2 'usage: turnstile COMMAND' </dev/null
+expect_error unknown_command 2 "unknown command 'frobnicate'" frobnicate </dev/null
+expect_ok merge_help '^usage: turnstile merge' merge --help </dev/null
+expect_ok top_help 'merge +fold a stream' --help </dev/null
+expect_ok example '"responseId":"resp_triage"' merge --example </dev/null
+printf '{"contents":[{"$type":"text","text":"a"}]}\n' >"$TMP/in"; expect_ok response_id_option '^\{"responseId":"turn-7"' merge --response-id turn-7 <"$TMP/in"
+printf '\xef\xbb\xbf%s\r\n%s\r\n' "$ok_line" "$ok_line" >"$TMP/in"; expect_ok bom_and_crlf '"text":"hihi"' merge <"$TMP/in"
+
+# D1: the same input gives the same bytes.
+name=deterministic_output
+"$TURNSTILE" merge --example >"$TMP/a" && "$TURNSTILE" merge --example >"$TMP/b" && cmp -s "$TMP/a" "$TMP/b" \
+    && passed=$((passed + 1)) || fail "two runs differ"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
