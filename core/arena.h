@@ -27,6 +27,16 @@ void ts_arena_free(ts_arena *arena);
  * or the size overflows. `size` 0 returns a valid unique pointer. */
 void *ts_arena_alloc(ts_arena *arena, size_t size);
 
+/* Like ts_arena_alloc without alignment (for strings). */
+void *ts_arena_alloc_bytes(ts_arena *arena, size_t size);
+
+/* Grows a block obtained from ts_arena_alloc/ts_arena_grow from old_size to new_size bytes,
+ * in place when it is the latest allocation or has a chunk of its own, else by copying (the
+ * old block stays allocated until ts_arena_free). Returns the block, or NULL on failure (the
+ * old block is then unchanged). Growing arrays by doubling through this costs no waste once
+ * they outgrow a chunk. */
+void *ts_arena_grow(ts_arena *arena, void *ptr, size_t old_size, size_t new_size);
+
 /* Like ts_arena_alloc but zero-filled, for `count` elements of `size` bytes (overflow-checked). */
 void *ts_arena_calloc(ts_arena *arena, size_t count, size_t size);
 

@@ -9,6 +9,25 @@
 
 enum { PARSE_FLAGS = JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL };
 
+/* Member names of the wire format. Keys equal to one of these point at this table instead of
+ * being copied into the arena: most keys of a stream are these few, millions of times. */
+#define KEY(name) {name, sizeof name - 1}
+static const struct { const char *name; size_t len; } common_keys[] = {
+    KEY("$type"), KEY("text"), KEY("role"), KEY("contents"), KEY("callId"), KEY("name"), KEY("result"),
+    KEY("details"), KEY("arguments"), KEY("agentId"), KEY("modelId"), KEY("createdAt"), KEY("messageId"),
+    KEY("responseId"), KEY("authorName"), KEY("annotations"), KEY("finishReason"), KEY("protectedData"),
+    KEY("conversationId"), KEY("totalTokenCount"), KEY("inputTokenCount"), KEY("outputTokenCount"),
+    KEY("additionalCounts"), KEY("informationalOnly"), KEY("continuationToken"), KEY("additionalProperties"),
+};
+#undef KEY
+
+static const char *intern_key(const char *key, size_t len) {
+    for (size_t i = 0; i < sizeof common_keys / sizeof common_keys[0]; i++)
+        if (common_keys[i].len == len && common_keys[i].name[0] == key[0] && memcmp(common_keys[i].name, key, len) == 0)
+            return common_keys[i].name;
+    return NULL;
+}
+
 /* Converts jansson's tree into arena values. Depth is bounded by jansson's parser limit. */
 static bool convert(ts_arena *arena, json_t *src, ts_json *out) {
     *out = ts_json_make_null();
@@ -49,7 +68,8 @@ static bool convert(ts_arena *arena, json_t *src, ts_json *out) {
         json_t *value;
         json_object_foreach(src, key, value) {
             size_t key_len = strlen(key);
-            char *key_copy = ts_arena_strndup(arena, key, key_len);
+            const char *key_copy = intern_key(key, key_len);
+            if (!key_copy) key_copy = ts_arena_strndup(arena, key, key_len);
             if (!key_copy) return false;
             members[i].key.ptr = key_copy;
             members[i].key.len = key_len;
@@ -79,11 +99,29 @@ static void locate(const char *data, size_t from, int from_line, size_t pos, int
     *column = (int)(pos - line_start) + 1;
 }
 
+/* Where jansson's error is: its position counts the bytes read, the offending token included.
+ * When the message names the token ("... near 'tok'") and those bytes end at the position,
+ * the error is at the token's first byte; an undecodable byte is reported at the byte itself
+ * already; anything else ("near end of file") is where reading stopped. */
+static size_t error_offset(const char *data, size_t base, const json_error_t *jerr) {
+    size_t pos = base + (size_t)(jerr->position > 0 ? jerr->position : 0);
+    if (strncmp(jerr->text, "unable to decode byte", 21) == 0) return pos;
+    const char *near = strstr(jerr->text, " near '");
+    size_t text_len = strlen(jerr->text);
+    if (near && text_len > 0 && jerr->text[text_len - 1] == '\'') {
+        const char *token = near + 7;
+        size_t token_len = (size_t)(jerr->text + text_len - 1 - token);
+        if (token_len > 0 && token_len <= pos - base && memcmp(data + pos - token_len, token, token_len) == 0)
+            return pos - token_len;
+    }
+    return pos == base ? pos : pos - 1;
+}
+
 static void set_parse_error(ts_error *err, const char *data, size_t base, int base_line,
                             size_t base_line_start, const json_error_t *jerr) {
     if (!err) return;
     ts_error_clear(err);
-    size_t pos = base + (size_t)(jerr->position > 0 ? jerr->position : 0);
+    size_t pos = error_offset(data, base, jerr);
     locate(data, base_line_start, base_line, pos, &err->line, &err->column);
     ts_error_set(err, "invalid JSON: %s", jerr->text);
 }
@@ -151,7 +189,7 @@ int ts_value_reader_next(ts_value_reader *r, ts_arena *arena, ts_json *out, int 
     json_decref(root);
     if (!ok) {
         ts_error_clear(err);
-        err->line = r->line;
+        if (err) err->line = r->line;
         ts_error_set(err, "out of memory while reading JSON");
         r->pos = r->len;
         return -1;

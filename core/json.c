@@ -152,12 +152,11 @@ void ts_json_builder_add_key(ts_json_builder *b, ts_str key, ts_json value) {
     if (b->failed) return;
     if (b->count == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 8;
-        ts_member *grown = ts_arena_alloc(b->arena, cap * sizeof *grown);
+        ts_member *grown = ts_arena_grow(b->arena, b->members, b->cap * sizeof *grown, cap * sizeof *grown);
         if (!grown) {
             b->failed = true;
             return;
         }
-        if (b->count) memcpy(grown, b->members, b->count * sizeof *grown);
         b->members = grown;
         b->cap = cap;
     }

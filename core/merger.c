@@ -59,9 +59,9 @@ static bool out_of_memory(merge_state *s) {
 static bool reserve(ts_arena *arena, void **items, size_t count, size_t *cap, size_t size) {
     if (count < *cap) return true;
     size_t new_cap = *cap ? *cap * 2 : 4;
-    void *grown = ts_arena_alloc(arena, new_cap * size);
+    void *grown = ts_arena_grow(arena, *items, *cap * size, new_cap * size);
     if (!grown) return false;
-    if (count) memcpy(grown, *items, count * size);
+    (void)count;
     *items = grown;
     *cap = new_cap;
     return true;

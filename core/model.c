@@ -319,13 +319,12 @@ static bool append_update(ts_arena *arena, ts_update **updates, size_t *count, s
                           int line, const char *prefix, ts_error *err) {
     if (*count == *cap) {
         size_t new_cap = *cap ? *cap * 2 : 64;
-        ts_update *grown = ts_arena_alloc(arena, new_cap * sizeof *grown);
+        ts_update *grown = ts_arena_grow(arena, *updates, *cap * sizeof *grown, new_cap * sizeof *grown);
         if (!grown) {
             ts_error_clear(err);
             ts_error_set(err, "out of memory");
             return false;
         }
-        if (*count) memcpy(grown, *updates, *count * sizeof *grown);
         *updates = grown;
         *cap = new_cap;
     }

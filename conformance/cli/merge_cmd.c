@@ -82,8 +82,10 @@ int ts_cli_merge(int argc, char **argv) {
     ts_buf out;
     ts_buf_init(&out);
     char message[600];
-    if (!ts_stream_read(&arena, data, len, &stream, &err) ||
-        !ts_merge(&arena, stream.updates, stream.count, &options, &response, &err)) {
+    bool merged = ts_stream_read(&arena, data, len, &stream, &err) &&
+                  ts_merge(&arena, stream.updates, stream.count, &options, &response, &err);
+    free(data); /* every string the response needs is in the arena now */
+    if (!merged) {
         ts_error_format(&err, name, message, sizeof message);
         fprintf(stderr, "turnstile merge: %s\n", message);
         status = strstr(err.message, "out of memory") ? TS_EXIT_FAILURE : TS_EXIT_USAGE;
@@ -100,6 +102,5 @@ int ts_cli_merge(int argc, char **argv) {
     }
     ts_buf_free(&out);
     ts_arena_free(&arena);
-    free(data);
     return status;
 }
