@@ -187,34 +187,26 @@ static int compare_timed(const void *pa, const void *pb) {
     return a->arrival < b->arrival ? -1 : a->arrival > b->arrival; /* O2: then arrival */
 }
 
-/* Writes the group's messages in SPEC order into order[] (returns count written) or -1 on OOM.
- * Timestamped messages are sorted by (instant, arrival). Each untimestamped message is placed
- * right after its anchor: the latest (in sorted order) timestamped message that immediately
- * preceded, in arrival, it or an earlier untimestamped message of the group; with no anchor
- * it goes first. Anchors never decrease along arrival, so the placement is a single merge. */
-static long order_group(const merge_state *s, const group_state *g, size_t *order) {
-    /* Only messages that will be written take part (M6), so that the order is a function of
-     * what a reader of the response can see. */
-    size_t n = 0;
-    size_t *visible = malloc((g->message_count ? g->message_count : 1) * sizeof *visible);
-    if (!visible) return -1;
-    for (size_t i = 0; i < g->message_count; i++)
-        if (!is_omitted(&s->messages[g->messages[i]])) visible[n++] = g->messages[i];
+/* Orders one group: members[0..n) are item indices in first-arrival order; writes them in
+ * SPEC order to out[]. Timestamped items are sorted by (instant, arrival). Each untimestamped
+ * item goes right after its anchor: the latest (in sorted order) timestamped item that
+ * immediately preceded, in arrival, it or an earlier untimestamped item of the group; with no
+ * anchor it goes first. Anchors never decrease along arrival, so placement is a single merge. */
+static bool order_one_group(const ts_order_item *items, const size_t *members, size_t n, size_t *out) {
     timed *stamped = malloc((n ? n : 1) * sizeof *stamped);
-    size_t *rank = malloc((n ? n : 1) * sizeof *rank);       /* by position in visible[] */
+    size_t *rank = malloc((n ? n : 1) * sizeof *rank);   /* by position in members[] */
     long *anchor = malloc((n ? n : 1) * sizeof *anchor);
     if (!stamped || !rank || !anchor) {
-        free(visible);
         free(stamped);
         free(rank);
         free(anchor);
-        return -1;
+        return false;
     }
     size_t stamped_count = 0;
     for (size_t i = 0; i < n; i++) {
-        const message_state *m = &s->messages[visible[i]];
+        const ts_order_item *m = &items[members[i]];
         if (!m->has_created_at) continue;
-        stamped[stamped_count].at = m->created_at_instant;
+        stamped[stamped_count].at = m->created_at;
         stamped[stamped_count].arrival = m->first_arrival;
         stamped[stamped_count].message = i;
         stamped_count++;
@@ -224,32 +216,45 @@ static long order_group(const merge_state *s, const group_state *g, size_t *orde
 
     long current = -1;
     for (size_t i = 0; i < n; i++) {
-        const message_state *m = &s->messages[visible[i]];
-        if (m->has_created_at) continue;
-        if (i > 0 && s->messages[visible[i - 1]].has_created_at && (long)rank[i - 1] > current)
-            current = (long)rank[i - 1];
+        if (items[members[i]].has_created_at) continue;
+        if (i > 0 && items[members[i - 1]].has_created_at && (long)rank[i - 1] > current) current = (long)rank[i - 1];
         anchor[i] = current;
     }
-    size_t out = 0, next_untimed = 0;
-    /* Untimestamped messages without an anchor come first, in arrival order. */
-    for (; next_untimed < n; next_untimed++) {
-        if (s->messages[visible[next_untimed]].has_created_at) continue;
-        if (anchor[next_untimed] != -1) break;
-        order[out++] = visible[next_untimed];
-    }
-    for (size_t r = 0; r < stamped_count; r++) {
-        order[out++] = visible[stamped[r].message];
+    size_t written = 0, next_untimed = 0;
+    for (long r = -1; r < (long)stamped_count; r++) {
+        if (r >= 0) out[written++] = members[stamped[r].message];
         for (; next_untimed < n; next_untimed++) {
-            if (s->messages[visible[next_untimed]].has_created_at) continue;
-            if (anchor[next_untimed] != (long)r) break;
-            order[out++] = visible[next_untimed];
+            if (items[members[next_untimed]].has_created_at) continue;
+            if (anchor[next_untimed] != r) break;
+            out[written++] = members[next_untimed];
         }
     }
-    free(visible);
     free(stamped);
     free(rank);
     free(anchor);
-    return (long)out;
+    return true;
+}
+
+bool ts_merge_order_reference(const ts_order_item *items, size_t count, size_t *order, void *context) {
+    (void)context;
+    size_t groups = 0;
+    for (size_t i = 0; i < count; i++)
+        if (items[i].group + 1 > groups) groups = items[i].group + 1;
+    size_t *members = malloc((count ? count : 1) * sizeof *members);
+    if (!members) return false;
+    size_t written = 0;
+    for (size_t g = 0; g < groups; g++) { /* I3: each group contiguous, in first-arrival order */
+        size_t n = 0;
+        for (size_t i = 0; i < count; i++)
+            if (items[i].group == g) members[n++] = i;
+        if (!order_one_group(items, members, n, order + written)) {
+            free(members);
+            return false;
+        }
+        written += n;
+    }
+    free(members);
+    return true;
 }
 
 /* ---------------------------------------------------------------- coalescing (C2) ------- */
@@ -462,25 +467,43 @@ bool ts_merge(ts_arena *arena, const ts_update *updates, size_t count, const ts_
 
     if (!fold_metadata(&s, updates, count, primary, out)) goto done;
 
-    /* I3: each group contiguous, groups in order of first arrival — which is creation order,
-     * since a group is created at its first update. */
-    out->messages = ts_arena_alloc(arena, (s.message_count ? s.message_count : 1) * sizeof *out->messages);
+    /* Order the messages that will be written (M6), through the ordering seam. Groups are
+     * created at their first update, so group index order is first-arrival order. */
+    size_t visible_count = 0;
+    size_t *visible = malloc((s.message_count ? s.message_count : 1) * sizeof *visible);
+    ts_order_item *items = malloc((s.message_count ? s.message_count : 1) * sizeof *items);
     size_t *order = malloc((s.message_count ? s.message_count : 1) * sizeof *order);
-    if (!out->messages || !order) {
+    out->messages = ts_arena_alloc(arena, (s.message_count ? s.message_count : 1) * sizeof *out->messages);
+    bool ordered = visible && items && order && out->messages;
+    for (size_t i = 0; ordered && i < s.message_count; i++) {
+        const message_state *m = &s.messages[i];
+        if (is_omitted(m)) continue;
+        items[visible_count] = (ts_order_item){m->group, m->first_arrival, m->has_created_at,
+                                               m->created_at_instant, ts_str_nonempty(m->message_id)};
+        visible[visible_count++] = i;
+    }
+    ts_merge_order_fn order_fn = options && options->order ? options->order : ts_merge_order_reference;
+    ordered = ordered && order_fn(items, visible_count, order, options ? options->order_context : NULL);
+    /* A swapped-in order must be a permutation; `items` doubles as the seen-marker array. */
+    bool permutation = ordered;
+    for (size_t k = 0; permutation && k < visible_count; k++) {
+        permutation = order[k] < visible_count && items[order[k]].first_arrival != SIZE_MAX;
+        if (permutation) items[order[k]].first_arrival = SIZE_MAX;
+    }
+    if (ordered && !permutation) {
+        free(visible);
+        free(items);
         free(order);
-        goto oom;
+        ts_error_clear(err);
+        ts_error_set(err, "the ordering function did not return a permutation of the messages");
+        goto done;
     }
-    for (size_t gi = 0; gi < s.group_count; gi++) {
-        long n = order_group(&s, &s.groups[gi], order);
-        for (long k = 0; k < n; k++) {
-            if (!finish_message(&s, &s.messages[order[k]], &out->messages[out->message_count++])) n = -1;
-        }
-        if (n < 0) {
-            free(order);
-            goto oom;
-        }
-    }
+    for (size_t k = 0; ordered && k < visible_count; k++)
+        ordered = finish_message(&s, &s.messages[visible[order[k]]], &out->messages[out->message_count++]);
+    free(visible);
+    free(items);
     free(order);
+    if (!ordered) goto oom;
     ok = true;
     goto done;
 oom:

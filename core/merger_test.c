@@ -189,7 +189,7 @@ static void test_primary_response_id_option(void) {
     ts_buf out;
     ts_buf_init(&out);
     ts_error err;
-    ts_merge_options options = {ts_str_from("host-1")};
+    ts_merge_options options = {.primary_response_id = ts_str_from("host-1")};
     CHECK(merge_text("{\"messageId\":\"a\",\"contents\":[]}\n{\"responseId\":\"other\",\"messageId\":\"b\",\"contents\":[]}\n",
                      &options, &out, &err));
     CHECK_STR_EQ(out.data, "{\"responseId\":\"host-1\",\"messages\":[{\"role\":\"assistant\",\"messageId\":\"a\",\"contents\":[]},"

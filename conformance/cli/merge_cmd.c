@@ -30,7 +30,7 @@ static const char merge_usage[] =
 int ts_cli_merge(int argc, char **argv) {
     const char *path = NULL;
     bool pretty = false, example = false;
-    ts_merge_options options = {{NULL, 0}};
+    ts_merge_options options = {.order = NULL};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(merge_usage, stdout);
