@@ -1,0 +1,152 @@
+/* checkers_test.c — the checkers accept every valid answer and name the right rule otherwise.
+ *
+ * 1. Every golden case's expected answer (the reference's) passes every check: zero findings.
+ * 2. testdata/answers.jsonl: hand-made answers to golden inputs — valid alternatives SPEC.md
+ *    allows (other group order, another input id, respelled timestamps, shuffled members) and
+ *    broken answers reproducing historic bugs — each must draw findings of exactly the listed
+ *    rules. A false alarm on a valid answer is a checker bug.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conformance/checkers/checks.h"
+#include "core/codec.h"
+#include "core/model.h"
+#include "core/testing/unit.h"
+
+static char *slurp(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *data = malloc((size_t)size + 1);
+    if (data && fread(data, 1, (size_t)size, f) != (size_t)size) {
+        free(data);
+        data = NULL;
+    }
+    fclose(f);
+    if (data) {
+        data[size] = '\0';
+        *len = (size_t)size;
+    }
+    return data;
+}
+
+static bool load_stream(ts_arena *arena, const char *dir, const char *id, ts_stream *stream) {
+    char path[600];
+    size_t len;
+    snprintf(path, sizeof path, "%s/%s.input.jsonl", dir, id);
+    char *text = slurp(path, &len);
+    ts_error err;
+    bool ok = text && ts_stream_read(arena, text, len, stream, &err);
+    free(text); /* strings are copied into the arena */
+    return ok;
+}
+
+static void print_findings(const char *what, const ts_findings *f) {
+    for (size_t i = 0; i < f->count; i++) fprintf(stderr, "  %s: [%s] %s\n", what, f->items[i].rule, f->items[i].message);
+}
+
+static int check_golden_dir(const char *dir) {
+    char path[600];
+    size_t len;
+    snprintf(path, sizeof path, "%s/MANIFEST.json", dir);
+    char *text = slurp(path, &len);
+    if (!text) return -1;
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_json manifest;
+    ts_error err;
+    int checked = 0;
+    CHECK(ts_codec_parse(&arena, text, len, &manifest, &err));
+    const ts_json *cases = ts_json_get(&manifest, "cases");
+    for (size_t i = 0; cases && i < cases->u.a.count; i++) {
+        ts_str id = ts_json_string(ts_json_get(&cases->u.a.items[i], "id"));
+        ts_arena case_arena;
+        ts_arena_init(&case_arena);
+        ts_stream stream;
+        snprintf(path, sizeof path, "%s/%s.expected.json", dir, id.ptr);
+        size_t expected_len;
+        char *expected_text = slurp(path, &expected_len);
+        ts_json answer;
+        bool loaded = load_stream(&case_arena, dir, id.ptr, &stream) && expected_text &&
+                      ts_codec_parse(&case_arena, expected_text, expected_len, &answer, &err);
+        CHECK(loaded);
+        if (loaded) {
+            ts_findings f;
+            ts_findings_init(&f);
+            CHECK(ts_check_merge(stream.updates, stream.count, (ts_str){NULL, 0}, &answer, &f));
+            if (f.count) {
+                fprintf(stderr, "false alarm on the golden answer of %s:\n", id.ptr);
+                print_findings(id.ptr, &f);
+            }
+            CHECK(f.count == 0);
+            ts_findings_free(&f);
+            checked++;
+        }
+        free(expected_text);
+        ts_arena_free(&case_arena);
+    }
+    ts_arena_free(&arena);
+    free(text);
+    return checked;
+}
+
+static void test_golden_answers_pass_every_check(void) {
+    int hand = check_golden_dir("conformance/cases/merge");
+    CHECK(hand >= 60);
+    int generated = check_golden_dir("conformance/cases/merge-generated");
+    printf("golden answers checked: %d hand-written, %d generated\n", hand, generated < 0 ? 0 : generated);
+}
+
+static void test_answers_draw_exactly_the_listed_rules(void) {
+    size_t len;
+    char *text = slurp("conformance/checkers/testdata/answers.jsonl", &len);
+    CHECK(text != NULL);
+    if (!text) return;
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_value_reader reader;
+    ts_value_reader_init(&reader, text, len);
+    ts_json entry;
+    ts_error err;
+    int count = 0;
+    while (ts_value_reader_next(&reader, &arena, &entry, NULL, &err) == 1) {
+        count++;
+        ts_str name = ts_json_string(ts_json_get(&entry, "name"));
+        ts_str id = ts_json_string(ts_json_get(&entry, "case"));
+        const ts_json *rules = ts_json_get(&entry, "rules");
+        ts_stream stream;
+        CHECK(load_stream(&arena, "conformance/cases/merge", id.ptr, &stream));
+        ts_findings f;
+        ts_findings_init(&f);
+        CHECK(ts_check_merge(stream.updates, stream.count, (ts_str){NULL, 0}, ts_json_get(&entry, "answer"), &f));
+        bool same = true;
+        for (size_t r = 0; r < rules->u.a.count; r++) same &= ts_findings_has(&f, ts_json_string(&rules->u.a.items[r]).ptr);
+        for (size_t k = 0; k < f.count; k++) {
+            bool listed = false;
+            for (size_t r = 0; r < rules->u.a.count; r++)
+                listed |= ts_str_eq_cstr(ts_json_string(&rules->u.a.items[r]), f.items[k].rule);
+            same &= listed;
+        }
+        if (!same) {
+            char want[200];
+            ts_check_excerpt(rules, want, sizeof want);
+            fprintf(stderr, "answer %s: expected findings of %s, got %zu:\n", name.ptr, want, f.count);
+            print_findings(name.ptr, &f);
+        }
+        CHECK(same);
+        ts_findings_free(&f);
+    }
+    CHECK(count >= 30);
+    ts_arena_free(&arena);
+    free(text);
+}
+
+int main(void) {
+    TS_RUN(test_golden_answers_pass_every_check);
+    TS_RUN(test_answers_draw_exactly_the_listed_rules);
+    return ts_unit_finish();
+}

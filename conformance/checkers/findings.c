@@ -1,0 +1,91 @@
+/* findings.c — rule catalogue and findings list; see findings.h. */
+#include "conformance/checkers/findings.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const ts_rule_info ts_rules[] = {
+    {"W7", TS_LEVEL_REQUIRED, "the response has the AgentResponse shape"},
+    {"I1", TS_LEVEL_REQUIRED, "one responseId, drawn from the turn"},
+    {"M", TS_LEVEL_REQUIRED, "updates form the right messages (M1-M6)"},
+    {"C1", TS_LEVEL_REQUIRED, "every content kept exactly once, none invented"},
+    {"C2", TS_LEVEL_REQUIRED, "text and reasoning deltas coalesced exactly as specified"},
+    {"I3", TS_LEVEL_REQUIRED, "each responseId's messages contiguous"},
+    {"O1", TS_LEVEL_REQUIRED, "timestamped messages in chronological order"},
+    {"O2", TS_LEVEL_REQUIRED, "equal timestamps in arrival order"},
+    {"I2", TS_LEVEL_REQUIRED, "untimestamped messages keep arrival order"},
+    {"O3", TS_LEVEL_RECOMMENDED, "untimestamped messages placed as early as allowed"},
+    {"K1", TS_LEVEL_REQUIRED, "each message keeps its own createdAt"},
+    {"R1", TS_LEVEL_REQUIRED, "finishReason: the last one given"},
+    {"R2", TS_LEVEL_REQUIRED, "usage: the sum of every usage content"},
+    {"R3", TS_LEVEL_REQUIRED, "agentId never lost"},
+    {"R4", TS_LEVEL_REQUIRED, "response createdAt from the updates, never the clock"},
+    {"R6", TS_LEVEL_REQUIRED, "continuationToken, conversationId, modelId kept"},
+    {"X1", TS_LEVEL_REQUIRED, "unknown update fields kept on their message"},
+    {"X2", TS_LEVEL_REQUIRED, "additionalProperties merged per key"},
+    {"D1", TS_LEVEL_REQUIRED, "the same request gives the same answer"},
+    {"H1", TS_LEVEL_REQUIRED, "host: one non-empty responseId on every emitted update"},
+    {"H2", TS_LEVEL_RECOMMENDED, "host: the agent's own consistent responseId kept"},
+    {"H3", TS_LEVEL_REQUIRED, "host: conflicting ids normalised or rejected"},
+    {"H4", TS_LEVEL_REQUIRED, "host: emissions passed on in order, unaltered but for responseId"},
+    {"H5", TS_LEVEL_REQUIRED, "host: the response is a conformant merge of the emitted stream"},
+};
+const size_t ts_rule_count = sizeof ts_rules / sizeof ts_rules[0];
+
+const ts_rule_info *ts_rule_find(const char *id) {
+    for (size_t i = 0; i < ts_rule_count; i++)
+        if (strcmp(ts_rules[i].id, id) == 0) return &ts_rules[i];
+    return NULL;
+}
+
+void ts_findings_init(ts_findings *f) { memset(f, 0, sizeof *f); }
+
+void ts_findings_clear(ts_findings *f) {
+    for (size_t i = 0; i < f->count; i++) free(f->items[i].message);
+    f->count = 0;
+    f->suppressed = 0;
+}
+
+void ts_findings_free(ts_findings *f) {
+    if (!f) return;
+    ts_findings_clear(f);
+    free(f->items);
+    ts_findings_init(f);
+}
+
+void ts_findings_add(ts_findings *f, const char *rule, const char *fmt, ...) {
+    const ts_rule_info *info = ts_rule_find(rule);
+    const char *id = info ? info->id : "W7";
+    size_t same = 0;
+    for (size_t i = 0; i < f->count; i++) same += strcmp(f->items[i].rule, id) == 0;
+    if (same >= TS_FINDINGS_PER_RULE) {
+        f->suppressed++;
+        return;
+    }
+    if (f->count == f->cap) {
+        size_t cap = f->cap ? f->cap * 2 : 8;
+        ts_finding *grown = realloc(f->items, cap * sizeof *grown);
+        if (!grown) return;
+        f->items = grown;
+        f->cap = cap;
+    }
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char *copy = malloc(strlen(buf) + 1);
+    if (!copy) return;
+    strcpy(copy, buf);
+    f->items[f->count].rule = id;
+    f->items[f->count].message = copy;
+    f->count++;
+}
+
+bool ts_findings_has(const ts_findings *f, const char *rule) {
+    for (size_t i = 0; i < f->count; i++)
+        if (strcmp(f->items[i].rule, rule) == 0) return true;
+    return false;
+}
