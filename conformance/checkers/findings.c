@@ -7,6 +7,7 @@
 #include <string.h>
 
 const ts_rule_info ts_rules[] = {
+    {"W3", TS_LEVEL_REQUIRED, "a valid stream is merged, not rejected"},
     {"W7", TS_LEVEL_REQUIRED, "the response has the AgentResponse shape"},
     {"I1", TS_LEVEL_REQUIRED, "one responseId, drawn from the turn"},
     {"M", TS_LEVEL_REQUIRED, "updates form the right messages (M1-M6)"},
@@ -16,7 +17,7 @@ const ts_rule_info ts_rules[] = {
     {"O1", TS_LEVEL_REQUIRED, "timestamped messages in chronological order"},
     {"O2", TS_LEVEL_REQUIRED, "equal timestamps in arrival order"},
     {"I2", TS_LEVEL_REQUIRED, "untimestamped messages keep arrival order"},
-    {"O3", TS_LEVEL_RECOMMENDED, "untimestamped messages placed as early as allowed"},
+    {"O3", TS_LEVEL_REQUIRED, "untimestamped messages stay where they arrived (earliest placement)"},
     {"K1", TS_LEVEL_REQUIRED, "each message keeps its own createdAt"},
     {"R1", TS_LEVEL_REQUIRED, "finishReason: the last one given"},
     {"R2", TS_LEVEL_REQUIRED, "usage: the sum of every usage content"},

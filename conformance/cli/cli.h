@@ -22,5 +22,8 @@ extern const unsigned char ts_cli_example_stream[];
 extern const size_t ts_cli_example_stream_len;
 
 int ts_cli_merge(int argc, char **argv);
+int ts_cli_certify(int argc, char **argv);
+int ts_cli_check(int argc, char **argv);
+int ts_cli_testee(int argc, char **argv);
 
 #endif

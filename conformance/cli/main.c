@@ -11,6 +11,9 @@ typedef struct subcommand {
 
 static const subcommand subcommands[] = {
     {"merge", ts_cli_merge, "fold a stream of AgentResponseUpdates into an AgentResponse"},
+    {"certify", ts_cli_certify, "run the conformance suite against an implementation (or the reference)"},
+    {"check", ts_cli_check, "run the conformance checkers on a recorded stream and response"},
+    {"testee", ts_cli_testee, "answer conformance requests on stdin/stdout with the reference"},
 };
 
 static void usage(FILE *to) {

@@ -1,0 +1,340 @@
+/* run.c — certification runs; see run.h. */
+#include "conformance/certifier/run.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "conformance/checkers/checks.h"
+#include "core/codec.h"
+
+const char *ts_verdict_name(ts_verdict verdict) {
+    switch (verdict) {
+    case TS_VERDICT_PASS: return "pass";
+    case TS_VERDICT_FAIL: return "fail";
+    case TS_VERDICT_SKIPPED: return "skipped";
+    case TS_VERDICT_ERROR: return "error";
+    }
+    return "?";
+}
+
+bool ts_run_rule_selected(const ts_run_options *options, const char *rule) {
+    if (!options || !options->rules) return true;
+    for (size_t i = 0; i < options->rule_count; i++)
+        if (strcmp(options->rules[i], rule) == 0) return true;
+    return false;
+}
+
+static bool case_selected(const ts_run_options *options, const ts_case *c) {
+    if (options->case_globs) {
+        bool any = false;
+        for (size_t i = 0; i < options->glob_count && !any; i++) any = fnmatch(options->case_globs[i], c->id, 0) == 0;
+        if (!any) return false;
+    }
+    if (options->rules) { /* a case is selected when it exercises one of the selected rules */
+        for (size_t r = 0; r < c->rule_count; r++)
+            if (ts_run_rule_selected(options, c->rules[r])) return true;
+        return false;
+    }
+    return true;
+}
+
+static void path_append(char *path, size_t size, const char *fmt, const char *key, size_t index) {
+    size_t len = strlen(path);
+    if (len + 2 >= size) return;
+    if (key) snprintf(path + len, size - len, len ? ".%s" : "%s", key);
+    else snprintf(path + len, size - len, fmt, index);
+}
+
+static bool first_difference(const ts_json *a, const ts_json *b, char *path, size_t size) {
+    if (ts_json_equal(a, b)) return false;
+    if (a->kind == TS_JSON_OBJECT && b->kind == TS_JSON_OBJECT) {
+        size_t len = strlen(path);
+        for (size_t i = 0; i < a->u.o.count; i++) {
+            const ts_member *m = &a->u.o.members[i];
+            const ts_json *other = NULL;
+            for (size_t j = 0; j < b->u.o.count; j++)
+                if (ts_str_eq(m->key, b->u.o.members[j].key)) other = &b->u.o.members[j].value;
+            path_append(path, size, NULL, m->key.ptr, 0);
+            if (!other) return true;
+            if (first_difference(&m->value, other, path, size)) return true;
+            path[len] = '\0';
+        }
+        for (size_t j = 0; j < b->u.o.count; j++) {
+            if (ts_json_get(a, b->u.o.members[j].key.ptr)) continue;
+            path_append(path, size, NULL, b->u.o.members[j].key.ptr, 0);
+            return true;
+        }
+        return true;
+    }
+    if (a->kind == TS_JSON_ARRAY && b->kind == TS_JSON_ARRAY) {
+        size_t len = strlen(path);
+        size_t n = a->u.a.count < b->u.a.count ? a->u.a.count : b->u.a.count;
+        for (size_t i = 0; i < n; i++) {
+            path_append(path, size, "[%zu]", NULL, i);
+            if (first_difference(&a->u.a.items[i], &b->u.a.items[i], path, size)) return true;
+            path[len] = '\0';
+        }
+        path_append(path, size, "[%zu]", NULL, n);
+        return true;
+    }
+    return true;
+}
+
+static const ts_json *at_path(const ts_json *root, const char *path) {
+    const ts_json *cur = root;
+    const char *p = path;
+    while (*p && cur) {
+        if (*p == '.') p++;
+        if (*p == '[') {
+            size_t index = (size_t)strtoul(p + 1, (char **)&p, 10);
+            if (*p == ']') p++;
+            cur = cur->kind == TS_JSON_ARRAY && index < cur->u.a.count ? &cur->u.a.items[index] : NULL;
+        } else {
+            char key[256];
+            size_t n = strcspn(p, ".[");
+            if (n >= sizeof key) return NULL;
+            memcpy(key, p, n);
+            key[n] = '\0';
+            p += n;
+            cur = ts_json_get(cur, key);
+        }
+    }
+    return cur;
+}
+
+void ts_json_first_difference(const ts_json *expected, const ts_json *got, char *out, size_t size) {
+    char path[400] = "";
+    if (!first_difference(expected, got, path, sizeof path)) {
+        snprintf(out, size, "(equal)");
+        return;
+    }
+    char a[140], b[140];
+    ts_check_excerpt(at_path(expected, path), a, sizeof a);
+    ts_check_excerpt(at_path(got, path), b, sizeof b);
+    snprintf(out, size, "at %s: expected %s, got %s", path[0] ? path : "(top)", a, b);
+}
+
+static char *copy_text(const char *s, size_t len) {
+    char *p = malloc(len + 1);
+    if (p) {
+        memcpy(p, s, len);
+        p[len] = '\0';
+    }
+    return p;
+}
+
+static void keep_only_selected(ts_findings *all, const ts_run_options *options, ts_findings *out) {
+    for (size_t i = 0; i < all->count; i++)
+        if (ts_run_rule_selected(options, all->items[i].rule)) ts_findings_add(out, all->items[i].rule, "%s", all->items[i].message);
+}
+
+static bool has_required(const ts_findings *f) {
+    for (size_t i = 0; i < f->count; i++) {
+        const ts_rule_info *info = ts_rule_find(f->items[i].rule);
+        if (!info || info->level == TS_LEVEL_REQUIRED) return true;
+    }
+    return false;
+}
+
+/* Judges one answer line for case c into r (verdict, findings, equivalence). */
+static void judge(const ts_case *c, const char *line, size_t len, const ts_run_options *options, ts_case_result *r) {
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_json answer;
+    ts_error err;
+    r->outcome = "answered";
+    r->equivalent = -1;
+    if (!ts_codec_parse(&arena, line, len, &answer, &err)) {
+        r->verdict = TS_VERDICT_ERROR;
+        r->outcome = "protocol-error";
+        snprintf(r->detail, sizeof r->detail, "the answer is not a JSON object: %s", err.message);
+        goto done;
+    }
+    ts_str id = ts_json_string(ts_json_get(&answer, "id"));
+    if (answer.kind != TS_JSON_OBJECT || !id.ptr) {
+        r->verdict = TS_VERDICT_ERROR;
+        r->outcome = "protocol-error";
+        snprintf(r->detail, sizeof r->detail, "the answer has no string \"id\"");
+        goto done;
+    }
+    if (!ts_str_eq_cstr(id, c->id)) {
+        r->verdict = TS_VERDICT_ERROR;
+        r->outcome = "protocol-error";
+        snprintf(r->detail, sizeof r->detail, "the answer is for id \"%.*s\", not for this case",
+                 (int)(id.len > 100 ? 100 : id.len), id.ptr);
+        goto done;
+    }
+    const ts_json *unsupported = ts_json_get(&answer, "unsupported");
+    if (unsupported && unsupported->kind == TS_JSON_TRUE) {
+        r->verdict = TS_VERDICT_SKIPPED;
+        r->outcome = "unsupported";
+        snprintf(r->detail, sizeof r->detail, "the testee does not implement op \"%s\"", c->op);
+        goto done;
+    }
+    bool host = strcmp(c->op, "host") == 0;
+    ts_str rejection = ts_json_string(ts_json_get(&answer, "error"));
+    const ts_json *response = ts_json_get(&answer, "response");
+    ts_findings all;
+    ts_findings_init(&all);
+    if (rejection.ptr) {
+        r->outcome = "rejected";
+        snprintf(r->detail, sizeof r->detail, "%.*s", (int)(rejection.len > 380 ? 380 : rejection.len), rejection.ptr);
+        if (host) ts_check_host(c->updates.updates, c->updates.count, NULL, NULL, true, &all);
+        else ts_findings_add(&all, "W3", "the testee rejected a valid stream: %s", r->detail);
+    } else if (!response) {
+        ts_findings_free(&all);
+        r->verdict = TS_VERDICT_ERROR;
+        r->outcome = "protocol-error";
+        snprintf(r->detail, sizeof r->detail, "the answer has none of \"response\", \"error\", \"unsupported\"");
+        goto done;
+    } else if (host) {
+        ts_check_host(c->updates.updates, c->updates.count, ts_json_get(&answer, "stream"), response, false, &all);
+    } else {
+        ts_check_merge(c->updates.updates, c->updates.count, (ts_str){NULL, 0}, response, &all);
+    }
+    keep_only_selected(&all, options, &r->findings);
+    r->findings.suppressed = all.suppressed;
+    ts_findings_free(&all);
+    r->verdict = has_required(&r->findings) ? TS_VERDICT_FAIL : TS_VERDICT_PASS;
+    if (c->has_expected && !rejection.ptr) {
+        ts_json got = *response;
+        if (host) { /* the golden answer of a host case is {stream, response} */
+            ts_json_builder b;
+            ts_json_builder_init(&b, &arena);
+            const ts_json *stream = ts_json_get(&answer, "stream");
+            if (stream) ts_json_builder_add(&b, "stream", *stream);
+            ts_json_builder_add(&b, "response", *response);
+            ts_json_builder_finish(&b, &got);
+        }
+        r->equivalent = ts_json_equal(&c->expected, &got);
+        if (!r->equivalent) ts_json_first_difference(&c->expected, &got, r->diff, sizeof r->diff);
+    }
+done:
+    ts_arena_free(&arena);
+}
+
+static void record_error(ts_case_result *r, ts_testee *testee, const ts_call_result *call) {
+    r->verdict = TS_VERDICT_ERROR;
+    r->outcome = ts_call_status_name(call->status);
+    snprintf(r->detail, sizeof r->detail, "%s", call->detail);
+    const char *tail = ts_testee_stderr_tail(testee);
+    if (tail && *tail) r->stderr_tail = copy_text(tail, strlen(tail));
+}
+
+static void blame_double_answer(ts_case_result *previous) {
+    if (!previous || previous->verdict == TS_VERDICT_ERROR) return;
+    previous->verdict = TS_VERDICT_ERROR;
+    previous->outcome = "protocol-error";
+    snprintf(previous->detail, sizeof previous->detail, "the testee answered this request more than once");
+}
+
+static double seconds_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *options, ts_certification *out) {
+    memset(out, 0, sizeof *out);
+    out->options = options;
+    snprintf(out->testee, sizeof out->testee, "%s", ts_testee_description(testee));
+    out->results = calloc(suite->count ? suite->count : 1, sizeof *out->results);
+    if (!out->results) return false;
+    double start = seconds_now();
+    ts_buf answer;
+    ts_buf_init(&answer);
+    ts_call_result call;
+    /* hello: optional; its name goes into the report. */
+    static const char hello[] = "{\"id\":\"$hello\",\"op\":\"hello\"}";
+    ts_testee_call(testee, hello, sizeof hello - 1, &answer, &call);
+    if (call.status == TS_CALL_ANSWERED && answer.data) {
+        ts_arena arena;
+        ts_arena_init(&arena);
+        ts_json h;
+        ts_error err;
+        if (ts_codec_parse(&arena, answer.data, answer.len, &h, &err)) {
+            const ts_json *info = ts_json_get(&h, "hello");
+            ts_str name = ts_json_string(ts_json_get(info, "name")), version = ts_json_string(ts_json_get(info, "version"));
+            if (name.ptr)
+                snprintf(out->testee_name, sizeof out->testee_name, "%.*s%s%.*s", (int)(name.len > 80 ? 80 : name.len),
+                         name.ptr, version.ptr ? " " : "", (int)(version.ptr ? (version.len > 30 ? 30 : version.len) : 0),
+                         version.ptr ? version.ptr : "");
+        }
+        ts_arena_free(&arena);
+    }
+    ts_case_result *previous = NULL;
+    for (size_t i = 0; i < suite->count; i++) {
+        const ts_case *c = &suite->cases[i];
+        if (!case_selected(options, c)) continue;
+        ts_case_result *r = &out->results[out->count++];
+        r->c = c;
+        ts_findings_init(&r->findings);
+        ts_testee_call(testee, c->request, c->request_len, &answer, &call);
+        if (call.extra_output) blame_double_answer(previous);
+        if (call.status != TS_CALL_ANSWERED) record_error(r, testee, &call);
+        else {
+            judge(c, answer.data ? answer.data : "", answer.len, options, r);
+            r->answer = copy_text(answer.data ? answer.data : "", answer.len);
+        }
+        previous = r;
+    }
+    if (ts_testee_has_extra_output(testee)) blame_double_answer(previous);
+    if (options->repeat && ts_run_rule_selected(options, "D1")) {
+        for (size_t k = out->count; k-- > 0;) { /* D1: again, in reverse order, after all others */
+            ts_case_result *r = &out->results[k];
+            if (!r->answer || r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_SKIPPED) continue;
+            ts_testee_call(testee, r->c->request, r->c->request_len, &answer, &call);
+            bool same = false;
+            if (call.status == TS_CALL_ANSWERED) {
+                ts_arena arena;
+                ts_arena_init(&arena);
+                ts_json first, second;
+                ts_error err;
+                same = ts_codec_parse(&arena, r->answer, strlen(r->answer), &first, &err) &&
+                       ts_codec_parse(&arena, answer.data ? answer.data : "", answer.len, &second, &err) &&
+                       ts_json_equal(&first, &second);
+                if (!same) {
+                    char where[500] = "the second answer is not JSON";
+                    if (first.kind == TS_JSON_OBJECT && second.kind == TS_JSON_OBJECT)
+                        ts_json_first_difference(&first, &second, where, sizeof where);
+                    ts_findings_add(&r->findings, "D1", "the same request, sent again later, drew another answer: %s", where);
+                }
+                ts_arena_free(&arena);
+            } else {
+                ts_findings_add(&r->findings, "D1", "sent again later, the request drew no answer: %s %s",
+                                ts_call_status_name(call.status), call.detail);
+            }
+            if (!same) r->verdict = TS_VERDICT_FAIL;
+        }
+    }
+    ts_buf_free(&answer);
+    out->restarts = ts_testee_restarts(testee);
+    out->seconds = seconds_now() - start;
+    return true;
+}
+
+void ts_certification_counts(const ts_certification *c, size_t *passed, size_t *failed, size_t *skipped, size_t *errors) {
+    *passed = *failed = *skipped = *errors = 0;
+    for (size_t i = 0; i < c->count; i++) {
+        switch (c->results[i].verdict) {
+        case TS_VERDICT_PASS: (*passed)++; break;
+        case TS_VERDICT_FAIL: (*failed)++; break;
+        case TS_VERDICT_SKIPPED: (*skipped)++; break;
+        case TS_VERDICT_ERROR: (*failed)++; (*errors)++; break;
+        }
+    }
+}
+
+void ts_certification_free(ts_certification *c) {
+    if (!c) return;
+    for (size_t i = 0; i < c->count; i++) {
+        ts_findings_free(&c->results[i].findings);
+        free(c->results[i].stderr_tail);
+        free(c->results[i].answer);
+    }
+    free(c->results);
+    memset(c, 0, sizeof *c);
+}

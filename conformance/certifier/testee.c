@@ -1,0 +1,340 @@
+/* testee.c — in-process and child-process testees; see testee.h. */
+#include "conformance/certifier/testee.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { STDERR_TAIL = 4096 };
+
+struct ts_testee {
+    bool in_process;
+    ts_testee_config config;     /* in-process */
+    char **argv;                 /* child */
+    ts_testee_options options;
+    pid_t pid;
+    int to_child, from_child, err_from_child;
+    char *pending;               /* bytes read past the last answer line */
+    size_t pending_len, pending_cap;
+    char tail[STDERR_TAIL + 1];
+    size_t tail_len;
+    int restarts;
+    bool dead;                   /* needs a restart before the next call */
+    char description[256];
+};
+
+const char *ts_call_status_name(ts_call_status status) {
+    switch (status) {
+    case TS_CALL_ANSWERED: return "answered";
+    case TS_CALL_TIMEOUT: return "timeout";
+    case TS_CALL_CRASHED: return "crashed";
+    case TS_CALL_EXITED: return "exited";
+    case TS_CALL_TOO_LARGE: return "protocol-error";
+    case TS_CALL_UNAVAILABLE: return "unavailable";
+    }
+    return "unknown";
+}
+
+ts_testee *ts_testee_in_process(const ts_mutant *mutant) {
+    ts_testee *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->in_process = true;
+    ts_testee_config_init(&t->config, mutant);
+    snprintf(t->description, sizeof t->description, "turnstile reference (in-process)%s%s",
+             mutant ? ", mutant " : "", mutant ? mutant->name : "");
+    t->pid = -1;
+    return t;
+}
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void keep_stderr(ts_testee *t, const char *data, size_t n) {
+    if (n >= STDERR_TAIL) {
+        memcpy(t->tail, data + n - STDERR_TAIL, STDERR_TAIL);
+        t->tail_len = STDERR_TAIL;
+    } else {
+        size_t keep = t->tail_len + n > STDERR_TAIL ? STDERR_TAIL - n : t->tail_len;
+        memmove(t->tail, t->tail + t->tail_len - keep, keep);
+        memcpy(t->tail + keep, data, n);
+        t->tail_len = keep + n;
+    }
+    t->tail[t->tail_len] = '\0';
+}
+
+static void drain_stderr(ts_testee *t) {
+    char buf[4096];
+    for (;;) {
+        ssize_t n = read(t->err_from_child, buf, sizeof buf);
+        if (n <= 0) break;
+        keep_stderr(t, buf, (size_t)n);
+    }
+}
+
+static bool start_child(ts_testee *t, char *why, size_t why_size) {
+    int in[2], out[2], err[2];
+    if (pipe(in) != 0) goto fail;
+    if (pipe(out) != 0) {
+        close(in[0]);
+        close(in[1]);
+        goto fail;
+    }
+    if (pipe(err) != 0) {
+        close(in[0]); close(in[1]); close(out[0]); close(out[1]);
+        goto fail;
+    }
+    int exec_report[2]; /* close-on-exec: a byte here means execvp failed */
+    if (pipe(exec_report) != 0) {
+        close(in[0]); close(in[1]); close(out[0]); close(out[1]); close(err[0]); close(err[1]);
+        goto fail;
+    }
+    fcntl(exec_report[1], F_SETFD, FD_CLOEXEC);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(in[0]); close(in[1]); close(out[0]); close(out[1]); close(err[0]); close(err[1]);
+        close(exec_report[0]); close(exec_report[1]);
+        goto fail;
+    }
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        close(in[0]); close(in[1]); close(out[0]); close(out[1]); close(err[0]); close(err[1]);
+        close(exec_report[0]);
+        execvp(t->argv[0], t->argv);
+        int e = errno;
+        if (write(exec_report[1], &e, sizeof e) < 0) _exit(127);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    close(err[1]);
+    close(exec_report[1]);
+    int exec_errno = 0;
+    ssize_t got = read(exec_report[0], &exec_errno, sizeof exec_errno);
+    close(exec_report[0]);
+    if (got == (ssize_t)sizeof exec_errno) {
+        snprintf(why, why_size, "cannot run %s: %s", t->argv[0], strerror(exec_errno));
+        close(in[1]); close(out[0]); close(err[0]);
+        waitpid(pid, NULL, 0);
+        return false;
+    }
+    fcntl(out[0], F_SETFL, O_NONBLOCK);
+    fcntl(err[0], F_SETFL, O_NONBLOCK);
+    fcntl(in[1], F_SETFD, FD_CLOEXEC);
+    fcntl(out[0], F_SETFD, FD_CLOEXEC);
+    fcntl(err[0], F_SETFD, FD_CLOEXEC);
+    t->pid = pid;
+    t->to_child = in[1];
+    t->from_child = out[0];
+    t->err_from_child = err[0];
+    t->pending_len = 0;
+    t->dead = false;
+    return true;
+fail:
+    snprintf(why, why_size, "cannot start the testee: %s", strerror(errno));
+    return false;
+}
+
+/* Kills (if still running) and reaps the child; returns how it ended. */
+static void stop_child(ts_testee *t, bool kill_it, ts_call_result *result) {
+    if (t->pid <= 0) return;
+    if (t->to_child >= 0) close(t->to_child);
+    t->to_child = -1;
+    int status = 0;
+    pid_t done = waitpid(t->pid, &status, WNOHANG);
+    if (done == 0 && kill_it) {
+        kill(t->pid, SIGKILL);
+        done = waitpid(t->pid, &status, 0);
+    } else if (done == 0) {
+        double deadline = now_seconds() + 2.0;
+        struct timespec pause = {0, 10 * 1000 * 1000};
+        while ((done = waitpid(t->pid, &status, WNOHANG)) == 0 && now_seconds() < deadline) nanosleep(&pause, NULL);
+        if (done == 0) {
+            kill(t->pid, SIGKILL);
+            done = waitpid(t->pid, &status, 0);
+        }
+    }
+    if (done > 0 && result) {
+        if (WIFSIGNALED(status)) {
+            result->status = TS_CALL_CRASHED;
+            result->code = WTERMSIG(status);
+        } else if (WIFEXITED(status)) {
+            result->status = TS_CALL_EXITED;
+            result->code = WEXITSTATUS(status);
+        }
+    }
+    drain_stderr(t);
+    close(t->from_child);
+    close(t->err_from_child);
+    t->from_child = t->err_from_child = -1;
+    t->pid = -1;
+    t->dead = true;
+}
+
+ts_testee *ts_testee_spawn(char *const argv[], const ts_testee_options *options, char *why, size_t why_size) {
+    signal(SIGPIPE, SIG_IGN); /* a dead child must not kill the certifier */
+    ts_testee *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    size_t argc = 0;
+    while (argv[argc]) argc++;
+    t->argv = calloc(argc + 1, sizeof *t->argv);
+    if (!t->argv) {
+        free(t);
+        return NULL;
+    }
+    size_t used = 0;
+    for (size_t i = 0; i < argc; i++) {
+        t->argv[i] = strdup(argv[i]);
+        used += (size_t)snprintf(t->description + used, used < sizeof t->description ? sizeof t->description - used : 0,
+                                 "%s%s", i ? " " : "", argv[i]);
+        if (used >= sizeof t->description) used = sizeof t->description - 1;
+    }
+    t->options = *options;
+    if (t->options.timeout_seconds <= 0) t->options.timeout_seconds = 5;
+    if (!t->options.max_answer_bytes) t->options.max_answer_bytes = (size_t)16 << 20;
+    if (!t->options.max_restarts) t->options.max_restarts = 20;
+    t->to_child = t->from_child = t->err_from_child = -1;
+    t->pid = -1;
+    if (!start_child(t, why, why_size)) {
+        ts_testee_close(t);
+        return NULL;
+    }
+    return t;
+}
+
+static bool append_pending(ts_testee *t, const char *data, size_t n) {
+    if (t->pending_len + n + 1 > t->pending_cap) {
+        size_t cap = t->pending_cap ? t->pending_cap : 65536;
+        while (cap < t->pending_len + n + 1) cap *= 2;
+        char *grown = realloc(t->pending, cap);
+        if (!grown) return false;
+        t->pending = grown;
+        t->pending_cap = cap;
+    }
+    memcpy(t->pending + t->pending_len, data, n);
+    t->pending_len += n;
+    return true;
+}
+
+bool ts_testee_has_extra_output(ts_testee *t) {
+    if (t->in_process || t->dead || t->pid <= 0) return false;
+    char buf[65536];
+    for (;;) { /* take what is there right now, without waiting */
+        ssize_t n = read(t->from_child, buf, sizeof buf);
+        if (n <= 0) break;
+        append_pending(t, buf, (size_t)n);
+    }
+    drain_stderr(t);
+    bool extra = false;
+    for (size_t i = 0; i < t->pending_len; i++)
+        if (t->pending[i] != ' ' && t->pending[i] != '\n' && t->pending[i] != '\r' && t->pending[i] != '\t') extra = true;
+    t->pending_len = 0; /* discard it: it belongs to no request */
+    return extra;
+}
+
+void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result) {
+    memset(result, 0, sizeof *result);
+    ts_buf_reset(answer);
+    if (t->in_process) {
+        ts_testee_answer(&t->config, request, len, answer);
+        result->status = TS_CALL_ANSWERED;
+        return;
+    }
+    if (t->dead) {
+        if (t->restarts >= t->options.max_restarts) {
+            result->status = TS_CALL_UNAVAILABLE;
+            snprintf(result->detail, sizeof result->detail, "not sent: the testee was restarted %d times already",
+                     t->restarts);
+            return;
+        }
+        t->restarts++;
+        if (!start_child(t, result->detail, sizeof result->detail)) {
+            result->status = TS_CALL_UNAVAILABLE;
+            return;
+        }
+    }
+    result->extra_output = ts_testee_has_extra_output(t);
+    /* Write the request (and newline) while reading stdout/stderr, so a testee that answers
+     * before reading everything cannot deadlock us. */
+    double deadline = now_seconds() + t->options.timeout_seconds;
+    size_t sent = 0, total = len + 1;
+    char buf[65536];
+    for (;;) {
+        char *newline = t->pending_len ? memchr(t->pending, '\n', t->pending_len) : NULL;
+        if (newline && sent == total) {
+            size_t line_len = (size_t)(newline - t->pending);
+            size_t body = line_len && t->pending[line_len - 1] == '\r' ? line_len - 1 : line_len;
+            ts_buf_append(answer, t->pending, body);
+            memmove(t->pending, newline + 1, t->pending_len - line_len - 1);
+            t->pending_len -= line_len + 1;
+            result->status = TS_CALL_ANSWERED;
+            return;
+        }
+        if (t->pending_len > t->options.max_answer_bytes) {
+            result->status = TS_CALL_TOO_LARGE;
+            snprintf(result->detail, sizeof result->detail, "the answer exceeds %zu bytes", t->options.max_answer_bytes);
+            stop_child(t, true, NULL);
+            return;
+        }
+        double left = deadline - now_seconds();
+        if (left <= 0) {
+            result->status = TS_CALL_TIMEOUT;
+            snprintf(result->detail, sizeof result->detail, "no answer within %.3g s", t->options.timeout_seconds);
+            stop_child(t, true, NULL);
+            return;
+        }
+        struct pollfd fds[3] = {{t->from_child, POLLIN, 0}, {t->err_from_child, POLLIN, 0},
+                                {t->to_child, POLLOUT, 0}};
+        int nfds = sent < total ? 3 : 2;
+        int ready = poll(fds, (nfds_t)nfds, (int)(left * 1000) + 1);
+        if (ready < 0 && errno != EINTR) break;
+        if (nfds == 3 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
+            ssize_t n = sent < len ? write(t->to_child, request + sent, len - sent) : write(t->to_child, "\n", 1);
+            if (n > 0) sent += (size_t)n;
+            else if (n < 0 && errno != EAGAIN && errno != EINTR) sent = total; /* the child closed stdin: see below */
+        }
+        if (fds[1].revents & POLLIN) drain_stderr(t);
+        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            ssize_t n = read(t->from_child, buf, sizeof buf);
+            if (n > 0) {
+                append_pending(t, buf, (size_t)n);
+            } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+                /* stdout closed: the child is gone (or going) */
+                result->status = TS_CALL_EXITED;
+                stop_child(t, false, result);
+                snprintf(result->detail, sizeof result->detail, "the testee %s %d before answering",
+                         result->status == TS_CALL_CRASHED ? "was killed by signal" : "exited with status",
+                         result->code);
+                return;
+            }
+        }
+    }
+    result->status = TS_CALL_EXITED;
+    stop_child(t, true, result);
+}
+
+const char *ts_testee_stderr_tail(const ts_testee *t) { return t->tail; }
+int ts_testee_restarts(const ts_testee *t) { return t->restarts; }
+const char *ts_testee_description(const ts_testee *t) { return t->description; }
+
+void ts_testee_close(ts_testee *t) {
+    if (!t) return;
+    if (!t->in_process) stop_child(t, false, NULL);
+    if (t->argv)
+        for (size_t i = 0; t->argv[i]; i++) free(t->argv[i]);
+    free(t->argv);
+    free(t->pending);
+    free(t);
+}

@@ -1,0 +1,66 @@
+/* testee.h — the seam between the certifier and an implementation under test.
+ *
+ * Owns: delivering one request line and getting back one answer line, and every way that can
+ * go wrong that is the testee's fault: it crashed (signal), exited, timed out, wrote an answer
+ * too large, or wrote more than one line for a request. One interface, two implementations:
+ * the reference in-process (turnstile certifying itself) and a pipe to a long-lived child
+ * process (protobuf's ForkPipeRunner). Suite code never asks which one it has.
+ */
+#ifndef TURNSTILE_CONFORMANCE_CERTIFIER_TESTEE_H
+#define TURNSTILE_CONFORMANCE_CERTIFIER_TESTEE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "conformance/testee/handler.h"
+#include "core/buf.h"
+
+typedef enum ts_call_status {
+    TS_CALL_ANSWERED,     /* one line came back (its content is judged by the caller) */
+    TS_CALL_TIMEOUT,      /* no answer within the timeout; the child was killed */
+    TS_CALL_CRASHED,      /* the child died of a signal */
+    TS_CALL_EXITED,       /* the child exited */
+    TS_CALL_TOO_LARGE,    /* the answer exceeded the size limit */
+    TS_CALL_UNAVAILABLE,  /* the child could not be (re)started */
+} ts_call_status;
+
+const char *ts_call_status_name(ts_call_status status);
+
+typedef struct ts_call_result {
+    ts_call_status status;
+    int code;              /* exit status or signal number */
+    bool extra_output;     /* the previous request drew more than one line (found now) */
+    char detail[200];
+} ts_call_result;
+
+typedef struct ts_testee ts_testee;
+
+typedef struct ts_testee_options {
+    double timeout_seconds;     /* per answer; default 5 */
+    size_t max_answer_bytes;    /* default 16 MiB */
+    int max_restarts;           /* default 20 */
+} ts_testee_options;
+
+/* The reference (or a mutant) answering in-process. */
+ts_testee *ts_testee_in_process(const ts_mutant *mutant);
+
+/* A child process running argv (NULL-terminated), started now. Returns NULL (and a reason in
+ * `why`) when it cannot be started. */
+ts_testee *ts_testee_spawn(char *const argv[], const ts_testee_options *options, char *why, size_t why_size);
+
+/* Sends one request line (no newline) and reads the answer line into answer (cleared first). */
+void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result);
+
+/* Checks whether the testee wrote anything after its last answer (a second answer). */
+bool ts_testee_has_extra_output(ts_testee *t);
+
+/* The last few KiB the testee wrote on stderr ("" for in-process), and how often it was
+ * restarted. */
+const char *ts_testee_stderr_tail(const ts_testee *t);
+int ts_testee_restarts(const ts_testee *t);
+const char *ts_testee_description(const ts_testee *t);
+
+/* Closes stdin, waits up to 2 s, kills if needed, frees. Accepts NULL. */
+void ts_testee_close(ts_testee *t);
+
+#endif

@@ -1,0 +1,57 @@
+/* testee_cmd.c — `turnstile testee`: the reference (or a mutant) speaking the testee protocol
+ * on stdin/stdout, so the certifier's pipe can be tried on a known-good program. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "conformance/cli/cli.h"
+#include "conformance/testee/handler.h"
+
+static const char testee_usage[] =
+    "usage: turnstile testee [--mutant NAME]\n"
+    "\n"
+    "Answers conformance requests (conformance/PROTOCOL.md) on stdin, one answer line each on\n"
+    "stdout, with the reference merger and hosting executor; exits at end of input.\n"
+    "\n"
+    "  --mutant NAME   answer as a deliberately broken variant reproducing a historic bug\n"
+    "  --list-mutants  print the mutants and the bugs they reproduce\n"
+    "  --help          this text\n";
+
+int ts_cli_testee(int argc, char **argv) {
+    const ts_mutant *mutant = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(testee_usage, stdout);
+            return TS_EXIT_OK;
+        } else if (!strcmp(argv[i], "--list-mutants")) {
+            for (size_t k = 0; k < ts_mutant_count; k++) printf("%-28s %s\n", ts_mutants[k].name, ts_mutants[k].bug);
+            return TS_EXIT_OK;
+        } else if (!strcmp(argv[i], "--mutant") && i + 1 < argc) {
+            mutant = ts_mutant_find(argv[++i]);
+            if (!mutant) {
+                fprintf(stderr, "turnstile testee: no mutant '%s' (see --list-mutants)\n", argv[i]);
+                return TS_EXIT_USAGE;
+            }
+        } else {
+            fprintf(stderr, "turnstile testee: unknown argument '%s' (see turnstile testee --help)\n", argv[i]);
+            return TS_EXIT_USAGE;
+        }
+    }
+    ts_testee_config config;
+    ts_testee_config_init(&config, mutant);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    ts_buf answer;
+    ts_buf_init(&answer);
+    while ((n = getline(&line, &cap, stdin)) >= 0) {
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) n--;
+        if (n == 0) continue;
+        ts_buf_reset(&answer);
+        ts_testee_answer(&config, line, (size_t)n, &answer);
+        ts_buf_append_char(&answer, '\n');
+        if (answer.failed || fwrite(answer.data, 1, answer.len, stdout) != answer.len || fflush(stdout) != 0) break;
+    }
+    free(line);
+    ts_buf_free(&answer);
+    return TS_EXIT_OK;
+}

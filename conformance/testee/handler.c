@@ -1,0 +1,175 @@
+/* handler.c — the reference as a testee; see handler.h. */
+#include "conformance/testee/handler.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/codec.h"
+#include "core/host.h"
+#include "core/merger.h"
+
+void ts_testee_config_init(ts_testee_config *config, const ts_mutant *mutant) {
+    memset(config, 0, sizeof *config);
+    config->mutant = mutant;
+    time_t now = time(NULL);
+    struct tm utc;
+    gmtime_r(&now, &utc);
+    strftime(config->now, sizeof config->now, "%Y-%m-%dT%H:%M:%S+00:00", &utc);
+}
+
+static void answer_error(ts_buf *out, ts_str id, const char *message) {
+    ts_buf_append_str(out, "{\"id\":");
+    ts_codec_write_string(out, id.ptr ? id : ts_str_from(""));
+    ts_buf_append_str(out, ",\"error\":");
+    ts_codec_write_string(out, ts_str_from(message));
+    ts_buf_append_char(out, '}');
+}
+
+static void answer_with(ts_buf *out, ts_str id, const char *key, const ts_json *value, const char *key2,
+                        const ts_json *value2) {
+    ts_buf_append_str(out, "{\"id\":");
+    ts_codec_write_string(out, id);
+    ts_buf_appendf(out, ",\"%s\":", key);
+    ts_codec_write(out, value, TS_WRITE_COMPACT);
+    if (key2) {
+        ts_buf_appendf(out, ",\"%s\":", key2);
+        ts_codec_write(out, value2, TS_WRITE_COMPACT);
+    }
+    ts_buf_append_char(out, '}');
+}
+
+/* dangling-metadata-dropped: the dangling updates lose finishReason, agentId and usage. */
+static bool drop_dangling_metadata(ts_arena *arena, ts_stream *stream) {
+    for (size_t i = 0; i < stream->count; i++) {
+        ts_update *u = &stream->updates[i];
+        if (ts_str_nonempty(u->response_id)) continue;
+        u->finish_reason = u->agent_id = (ts_str){NULL, 0};
+        ts_json *kept = ts_arena_alloc(arena, (u->contents->u.a.count + 1) * sizeof *kept);
+        ts_json *array = ts_arena_alloc(arena, sizeof *array);
+        if (!kept || !array) return false;
+        size_t n = 0;
+        for (size_t c = 0; c < u->contents->u.a.count; c++)
+            if (!ts_str_eq_cstr(ts_content_type(&u->contents->u.a.items[c]), "usage")) kept[n++] = u->contents->u.a.items[c];
+        *array = (ts_json){TS_JSON_ARRAY, {.a = {kept, n}}};
+        u->contents = array;
+    }
+    return true;
+}
+
+/* created-at-overwritten: MessageMerger's `message.CreatedAt = m.CreatedAt ?? DateTimeOffset.UtcNow`. */
+static void overwrite_created_at(const ts_testee_config *config, ts_response *response) {
+    ts_str value = response->created_at.ptr ? response->created_at : ts_str_from(config->now);
+    ts_instant at;
+    ts_instant_parse(value.ptr, value.len, &at, NULL);
+    for (size_t i = 0; i < response->message_count; i++) {
+        response->messages[i].created_at = value;
+        response->messages[i].has_created_at = true;
+        response->messages[i].created_at_instant = at;
+    }
+}
+
+static void handle(const ts_testee_config *config, ts_arena *arena, const ts_json *request, ts_buf *out) {
+    ts_str id = ts_json_string(ts_json_get(request, "id"));
+    ts_str op = ts_json_string(ts_json_get(request, "op"));
+    const ts_mutant *mutant = config->mutant;
+    ts_error err;
+    ts_error_clear(&err);
+    char message[600];
+    if (!id.ptr) {
+        answer_error(out, id, "the request has no string \"id\"");
+        return;
+    }
+    if (ts_str_eq_cstr(op, "hello")) {
+        ts_json_builder hello;
+        ts_json_builder_init(&hello, arena);
+        ts_json list[2] = {ts_json_make_string(ts_str_from("merge")), ts_json_make_string(ts_str_from("host"))};
+        ts_json ops_array = {TS_JSON_ARRAY, {.a = {list, 2}}};
+        char name[96];
+        snprintf(name, sizeof name, "turnstile-%s%s", mutant ? "mutant-" : "reference", mutant ? mutant->name : "");
+        ts_json_builder_add(&hello, "name", ts_json_make_string(ts_str_dup(arena, ts_str_from(name))));
+        ts_json_builder_add(&hello, "version", ts_json_make_string(ts_str_from("1")));
+        ts_json_builder_add(&hello, "ops", ops_array);
+        ts_json value;
+        if (ts_json_builder_finish(&hello, &value)) answer_with(out, id, "hello", &value, NULL, NULL);
+        else answer_error(out, id, "out of memory");
+        return;
+    }
+    bool is_merge = ts_str_eq_cstr(op, "merge"), is_host = ts_str_eq_cstr(op, "host");
+    if (!is_merge && !is_host) {
+        ts_buf_append_str(out, "{\"id\":");
+        ts_codec_write_string(out, id);
+        ts_buf_append_str(out, ",\"unsupported\":true}");
+        return;
+    }
+    const char *field = is_merge ? "updates" : "emissions";
+    const ts_json *array = ts_json_get(request, field);
+    ts_stream stream;
+    if (!array) {
+        snprintf(message, sizeof message, "the request has no \"%s\" array", field);
+        answer_error(out, id, message);
+        return;
+    }
+    if (!ts_stream_from_array(arena, array, field, &stream, &err)) {
+        ts_error_format(&err, "request", message, sizeof message);
+        answer_error(out, id, message);
+        return;
+    }
+    if (mutant && mutant->drop_dangling_metadata && !drop_dangling_metadata(arena, &stream)) {
+        answer_error(out, id, "out of memory");
+        return;
+    }
+    ts_merge_options options = {.order = mutant ? mutant->order : NULL};
+    options.primary_response_id = ts_json_string(ts_json_get(request, "responseId"));
+    ts_json response_json, stream_json;
+    if (is_merge) {
+        ts_response response;
+        if (!ts_merge(arena, stream.updates, stream.count, &options, &response, &err)) {
+            ts_error_format(&err, "request", message, sizeof message);
+            answer_error(out, id, message);
+            return;
+        }
+        if (mutant && mutant->overwrite_created_at) overwrite_created_at(config, &response);
+        if (!ts_response_to_json(&response, arena, &response_json)) {
+            answer_error(out, id, "out of memory");
+            return;
+        }
+        answer_with(out, id, "response", &response_json, NULL, NULL);
+        return;
+    }
+    ts_host_turn turn;
+    if (!ts_host_run(arena, stream.updates, stream.count, !(mutant && mutant->no_host_response_id), &options, &turn,
+                     &err)) {
+        ts_error_format(&err, "request", message, sizeof message);
+        answer_error(out, id, message);
+        return;
+    }
+    if (mutant && mutant->overwrite_created_at) overwrite_created_at(config, &turn.response);
+    ts_json *items = ts_arena_alloc(arena, (turn.count ? turn.count : 1) * sizeof *items);
+    bool ok = items != NULL;
+    for (size_t i = 0; ok && i < turn.count; i++) ok = ts_update_to_json(&turn.stream[i], arena, &items[i]);
+    stream_json = (ts_json){TS_JSON_ARRAY, {.a = {items, turn.count}}};
+    if (!ok || !ts_response_to_json(&turn.response, arena, &response_json)) {
+        answer_error(out, id, "out of memory");
+        return;
+    }
+    answer_with(out, id, "stream", &stream_json, "response", &response_json);
+}
+
+void ts_testee_answer(const ts_testee_config *config, const char *line, size_t len, ts_buf *answer) {
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_json request = ts_json_make_null();
+    ts_error err;
+    ts_error_clear(&err);
+    if (!ts_codec_parse(&arena, line, len, &request, &err)) {
+        char message[600];
+        ts_error_format(&err, "request", message, sizeof message);
+        answer_error(answer, (ts_str){NULL, 0}, message);
+    } else if (request.kind != TS_JSON_OBJECT) {
+        answer_error(answer, (ts_str){NULL, 0}, "the request is not a JSON object");
+    } else {
+        handle(config, &arena, &request, answer);
+    }
+    ts_arena_free(&arena);
+}

@@ -1,0 +1,27 @@
+/* handler.h — the reference (or one of its mutants) as a testee: one protocol request in, one
+ * answer line out (conformance/PROTOCOL.md).
+ *
+ * Owns: reading requests and writing answers for the ops merge, host and hello. Used by
+ * `turnstile testee` over stdin/stdout and by the certifier's in-process testee, so both paths
+ * answer identically.
+ */
+#ifndef TURNSTILE_CONFORMANCE_TESTEE_HANDLER_H
+#define TURNSTILE_CONFORMANCE_TESTEE_HANDLER_H
+
+#include <stddef.h>
+
+#include "conformance/testee/mutants.h"
+#include "core/buf.h"
+
+typedef struct ts_testee_config {
+    const ts_mutant *mutant;  /* NULL: the reference */
+    char now[40];             /* "now" for the created-at-overwritten mutant, fixed per process */
+} ts_testee_config;
+
+/* Initialises config for the reference, or for a mutant (NULL name: the reference). */
+void ts_testee_config_init(ts_testee_config *config, const ts_mutant *mutant);
+
+/* Appends exactly one answer (a JSON object, no newline) for the request line to answer. */
+void ts_testee_answer(const ts_testee_config *config, const char *line, size_t len, ts_buf *answer);
+
+#endif

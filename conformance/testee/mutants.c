@@ -1,0 +1,150 @@
+/* mutants.c — the historic bugs, as ordering functions and flags; see mutants.h. */
+#include "conformance/testee/mutants.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Indices of items, grouped by group in first-arrival order (each group's items in arrival
+ * order). Returns the number of groups; starts[g]..starts[g+1] delimit group g in out[]. */
+static size_t by_group(const ts_order_item *items, size_t count, size_t *out, size_t *starts) {
+    size_t groups = 0, written = 0;
+    for (size_t i = 0; i < count; i++)
+        if (items[i].group + 1 > groups) groups = items[i].group + 1;
+    for (size_t g = 0; g < groups; g++) {
+        starts[g] = written;
+        for (size_t i = 0; i < count; i++)
+            if (items[i].group == g) out[written++] = i;
+    }
+    starts[groups] = written;
+    return groups;
+}
+
+/* Before PR #5825: CompareByDateTimeOffset put a null CreatedAt after every value
+ * (stable: equal keys keep arrival order). */
+static int null_last_compare(const ts_order_item *a, const ts_order_item *b) {
+    if (a->has_created_at != b->has_created_at) return a->has_created_at ? -1 : 1;
+    if (a->has_created_at) {
+        int c = ts_instant_compare(a->created_at, b->created_at);
+        if (c) return c;
+    }
+    return a->first_arrival < b->first_arrival ? -1 : a->first_arrival > b->first_arrival;
+}
+
+/* PR #5825: "if either is null or they are equal, compare indices; else compare times" — not
+ * a strict weak order. List<T>.Sort uses insertion sort below 17 elements, as here. */
+static int comparer_5825(const ts_order_item *a, const ts_order_item *b) {
+    if (!a->has_created_at || !b->has_created_at || ts_instant_compare(a->created_at, b->created_at) == 0)
+        return a->first_arrival < b->first_arrival ? -1 : a->first_arrival > b->first_arrival;
+    return ts_instant_compare(a->created_at, b->created_at);
+}
+
+static void swap_if_greater(const ts_order_item *items, size_t *keys, size_t i, size_t j,
+                            int (*compare)(const ts_order_item *, const ts_order_item *)) {
+    if (i != j && compare(&items[keys[i]], &items[keys[j]]) > 0) {
+        size_t t = keys[i];
+        keys[i] = keys[j];
+        keys[j] = t;
+    }
+}
+
+/* ArraySortHelper<T>.IntrospectiveSort for partitions of up to 16 elements: a compare-and-swap
+ * network for 2 and 3, insertion sort otherwise (larger partitions, which .NET quick-sorts
+ * first, are insertion-sorted here too: the comparer's flaw shows either way). */
+static void dotnet_sort(const ts_order_item *items, size_t *keys, size_t n,
+                        int (*compare)(const ts_order_item *, const ts_order_item *)) {
+    if (n == 2) {
+        swap_if_greater(items, keys, 0, 1, compare);
+        return;
+    }
+    if (n == 3) {
+        swap_if_greater(items, keys, 0, 1, compare);
+        swap_if_greater(items, keys, 0, 2, compare);
+        swap_if_greater(items, keys, 1, 2, compare);
+        return;
+    }
+    for (size_t i = 0; i + 1 < n; i++) {
+        size_t t = keys[i + 1];
+        size_t j = i + 1;
+        while (j > 0 && compare(&items[t], &items[keys[j - 1]]) < 0) {
+            keys[j] = keys[j - 1];
+            j--;
+        }
+        keys[j] = t;
+    }
+}
+
+static bool sort_within_groups(const ts_order_item *items, size_t count, size_t *order,
+                               int (*compare)(const ts_order_item *, const ts_order_item *)) {
+    size_t *starts = malloc((count + 2) * sizeof *starts);
+    if (!starts) return false;
+    size_t groups = by_group(items, count, order, starts);
+    for (size_t g = 0; g < groups; g++) dotnet_sort(items, order + starts[g], starts[g + 1] - starts[g], compare);
+    free(starts);
+    return true;
+}
+
+static bool order_null_last(const ts_order_item *items, size_t count, size_t *order, void *context) {
+    (void)context;
+    return sort_within_groups(items, count, order, null_last_compare);
+}
+
+static bool order_5825(const ts_order_item *items, size_t count, size_t *order, void *context) {
+    (void)context;
+    return sort_within_groups(items, count, order, comparer_5825);
+}
+
+/* Interleaving agents: one timeline across every ResponseId, as if there were one group. */
+static bool order_across_groups(const ts_order_item *items, size_t count, size_t *order, void *context) {
+    ts_order_item *flat = malloc((count ? count : 1) * sizeof *flat);
+    if (!flat) return false;
+    memcpy(flat, items, count * sizeof *flat);
+    for (size_t i = 0; i < count; i++) flat[i].group = 0;
+    bool ok = ts_merge_order_reference(flat, count, order, context);
+    free(flat);
+    return ok;
+}
+
+/* MessageMerger's noIds list: keyed messages first, then the id-less ones. */
+static bool order_keyed_first(const ts_order_item *items, size_t count, size_t *order, void *context) {
+    size_t *reference = malloc((count ? count : 1) * sizeof *reference);
+    if (!reference || !ts_merge_order_reference(items, count, reference, context)) {
+        free(reference);
+        return false;
+    }
+    size_t written = 0, start = 0;
+    while (start < count) { /* per group: the reference keeps groups contiguous */
+        size_t end = start;
+        while (end < count && items[reference[end]].group == items[reference[start]].group) end++;
+        for (size_t k = start; k < end; k++)
+            if (items[reference[k]].keyed) order[written++] = reference[k];
+        for (size_t k = start; k < end; k++)
+            if (!items[reference[k]].keyed) order[written++] = reference[k];
+        start = end;
+    }
+    free(reference);
+    return true;
+}
+
+const ts_mutant ts_mutants[] = {
+    {"null-created-at-last", "pre-#5825 MessageMerger: a null CreatedAt sorts after every value", "O3,I2,O1,O2",
+     order_null_last, false, false, false},
+    {"comparer-5825", "PR #5825's comparer: index when either CreatedAt is null, time otherwise (not transitive)",
+     "O1,O2,I2,O3", order_5825, false, false, false},
+    {"timestamps-across-responses", "messages of all ResponseIds sorted on one timeline (agents interleave)",
+     "I3,I2,O3", order_across_groups, false, false, false},
+    {"dangling-metadata-dropped", "seed edge case 6: FinishReason, Usage, AgentId of ResponseId=null updates lost",
+     "R1,R2,R3", NULL, true, false, false},
+    {"created-at-overwritten", "seed edge case 5: every message gets the response's CreatedAt, or now", "K1", NULL,
+     false, true, false},
+    {"keyed-before-unkeyed", "seed edge case 4: MessageId=null updates appended after the keyed messages",
+     "I2,O1,O2,O3", order_keyed_first, false, false, false},
+    {"no-host-response-id", "seed invariant 1: the host does not assign a ResponseId when the agent gives none", "H1",
+     NULL, false, false, true},
+};
+const size_t ts_mutant_count = sizeof ts_mutants / sizeof ts_mutants[0];
+
+const ts_mutant *ts_mutant_find(const char *name) {
+    for (size_t i = 0; i < ts_mutant_count; i++)
+        if (strcmp(ts_mutants[i].name, name) == 0) return &ts_mutants[i];
+    return NULL;
+}

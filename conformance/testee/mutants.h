@@ -1,0 +1,32 @@
+/* mutants.h — deliberately broken variants of the reference, one per historic bug of the seeds.
+ *
+ * Owns: the bugs, each reproduced at a seam of the reference rather than by a switch inside it:
+ * an ordering function swapped into ts_merge_options, a transformation of the input updates or
+ * of the merged response, or a host that skips assigning ids. The certifier must catch each one
+ * under the right rule and no unrelated one (conformance/certifier tests).
+ */
+#ifndef TURNSTILE_CONFORMANCE_TESTEE_MUTANTS_H
+#define TURNSTILE_CONFORMANCE_TESTEE_MUTANTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/merger.h"
+
+typedef struct ts_mutant {
+    const char *name;
+    const char *bug;                 /* the historic bug it reproduces */
+    const char *rules;               /* rules allowed to fail, comma-separated; the first must */
+    ts_merge_order_fn order;         /* NULL: the reference order */
+    bool drop_dangling_metadata;     /* finishReason, usage, agentId of dangling updates lost */
+    bool overwrite_created_at;       /* every message gets the response's createdAt or "now" */
+    bool no_host_response_id;        /* the host passes the agent's missing ids on */
+} ts_mutant;
+
+extern const ts_mutant ts_mutants[];
+extern const size_t ts_mutant_count;
+
+/* The mutant with that name, or NULL. */
+const ts_mutant *ts_mutant_find(const char *name);
+
+#endif
