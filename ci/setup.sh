@@ -14,6 +14,8 @@ packages=(
   libssl-dev          # libcrypto: SHA-256
   uuid-dev            # libuuid: UUIDv4 from the OS CSPRNG
   libsqlite3-dev      # the resume engine's journal
+  python3             # the Python testee kit and the test scripts that read JSON reports
+  nodejs              # the Node.js testee kit
 )
 
 missing=()

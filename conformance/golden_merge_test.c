@@ -1,6 +1,6 @@
 /* golden_merge_test.c — replays conformance/cases/merge/ through the reference merger.
  *
- * For every case of MANIFEST.json: the reference's answer equals the expected file (as JSON
+ * For every case of cases/merge and cases/merge-generated (their MANIFEST.json): the reference's answer equals the expected file (as JSON
  * values: key order and number spelling aside); the expected file satisfies the case's
  * hand-written check (message order, fields), so a golden never just records what the
  * reference said; merging twice gives the same bytes (D1). And the manifest itself is linted:
@@ -16,7 +16,8 @@
 #include "core/model.h"
 #include "core/testing/unit.h"
 
-#define CASES_DIR "conformance/cases/merge/"
+static const char *const case_dirs[] = {"conformance/cases/merge/", "conformance/cases/merge-generated/"};
+enum { CASE_DIRS = sizeof case_dirs / sizeof case_dirs[0] };
 
 static char *slurp(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
@@ -135,13 +136,13 @@ static bool merge_to_text(const char *input, size_t len, ts_buf *out, ts_error *
     return ok;
 }
 
-static void run_case(const ts_json *c) {
+static void run_case(const char *dir, const ts_json *c) {
     ts_str id = ts_json_string(ts_json_get(c, "id"));
     char path[512];
     size_t input_len = 0, expected_len = 0;
-    snprintf(path, sizeof path, CASES_DIR "%s", ts_json_string(ts_json_get(c, "input")).ptr);
+    snprintf(path, sizeof path, "%s%s", dir, ts_json_string(ts_json_get(c, "input")).ptr);
     char *input = slurp(path, &input_len);
-    snprintf(path, sizeof path, CASES_DIR "%s", ts_json_string(ts_json_get(c, "expected")).ptr);
+    snprintf(path, sizeof path, "%s%s", dir, ts_json_string(ts_json_get(c, "expected")).ptr);
     char *expected_text = slurp(path, &expected_len);
     if (!input || !expected_text) {
         fail_case(id.ptr, "input or expected file missing");
@@ -195,22 +196,28 @@ static size_t spec_rules(const char *spec, char rules[][8], char levels[][8], si
 }
 
 static ts_arena manifest_arena;
-static ts_json manifest;
+static ts_json manifests[CASE_DIRS];
 static char *spec_text;
 
 static void test_every_case_matches_its_golden(void) {
-    const ts_json *cases = ts_json_get(&manifest, "cases");
-    CHECK(cases && cases->u.a.count >= 60);
-    for (size_t i = 0; cases && i < cases->u.a.count; i++) run_case(&cases->u.a.items[i]);
+    size_t total = 0;
+    for (size_t d = 0; d < CASE_DIRS; d++) {
+        const ts_json *cases = ts_json_get(&manifests[d], "cases");
+        for (size_t i = 0; cases && i < cases->u.a.count; i++) run_case(case_dirs[d], &cases->u.a.items[i]);
+        total += cases ? cases->u.a.count : 0;
+    }
+    printf("%zu golden merge cases replayed\n", total);
+    CHECK(total >= 150);
     CHECK(case_failures == 0);
 }
 
 static void test_manifest_is_well_formed(void) {
-    const ts_json *cases = ts_json_get(&manifest, "cases");
     char rules[64][8], levels[64][8];
     size_t rule_count = spec_rules(spec_text, rules, levels, 64);
     CHECK(rule_count >= 25);
     bool covered[64] = {false};
+    for (size_t d = 0; d < CASE_DIRS; d++) {
+    const ts_json *cases = ts_json_get(&manifests[d], "cases");
     for (size_t i = 0; cases && i < cases->u.a.count; i++) {
         const ts_json *c = &cases->u.a.items[i];
         ts_str id = ts_json_string(ts_json_get(c, "id"));
@@ -218,8 +225,11 @@ static void test_manifest_is_well_formed(void) {
         for (size_t k = 0; id.ptr && k < id.len; k++)
             CHECK((id.ptr[k] >= 'A' && id.ptr[k] <= 'Z') || (id.ptr[k] >= 'a' && id.ptr[k] <= 'z') ||
                   (id.ptr[k] >= '0' && id.ptr[k] <= '9') || id.ptr[k] == '_' || id.ptr[k] == '.');
-        for (size_t j = 0; j < i; j++)
-            CHECK(!ts_str_eq(id, ts_json_string(ts_json_get(&cases->u.a.items[j], "id"))));
+        for (size_t e = 0; e <= d; e++) { /* unique across every directory */
+            const ts_json *others = ts_json_get(&manifests[e], "cases");
+            for (size_t j = 0; others && j < (e == d ? i : others->u.a.count); j++)
+                CHECK(!ts_str_eq(id, ts_json_string(ts_json_get(&others->u.a.items[j], "id"))));
+        }
         ts_str description = ts_json_string(ts_json_get(c, "description"));
         CHECK(description.len >= 20);
         const ts_json *case_rules = ts_json_get(c, "rules");
@@ -244,6 +254,7 @@ static void test_manifest_is_well_formed(void) {
             cites_main |= ts_str_eq_cstr(ts_json_string(&case_rules->u.a.items[r]), main_rule);
         CHECK(cites_main);
     }
+    }
     for (size_t s = 0; s < rule_count; s++) {
         if (strcmp(levels[s], "MAY") == 0) continue;
         if (!covered[s]) fprintf(stderr, "SPEC rule %s (%s) has no case\n", rules[s], levels[s]);
@@ -253,20 +264,25 @@ static void test_manifest_is_well_formed(void) {
 }
 
 int main(void) {
-    size_t len = 0;
-    char *text = slurp(CASES_DIR "MANIFEST.json", &len);
     size_t spec_len = 0;
     spec_text = slurp("conformance/SPEC.md", &spec_len);
     ts_arena_init(&manifest_arena);
-    ts_error err;
-    if (!text || !spec_text || !ts_codec_parse(&manifest_arena, text, len, &manifest, &err)) {
-        fprintf(stderr, "cannot read the manifest or SPEC.md (run under bazel test)\n");
-        return 1;
+    char *texts[CASE_DIRS] = {NULL};
+    for (size_t d = 0; d < CASE_DIRS; d++) {
+        char path[256];
+        size_t len = 0;
+        snprintf(path, sizeof path, "%sMANIFEST.json", case_dirs[d]);
+        texts[d] = slurp(path, &len);
+        ts_error err;
+        if (!texts[d] || !spec_text || !ts_codec_parse(&manifest_arena, texts[d], len, &manifests[d], &err)) {
+            fprintf(stderr, "cannot read %s or SPEC.md (run under bazel test)\n", path);
+            return 1;
+        }
     }
     TS_RUN(test_manifest_is_well_formed);
     TS_RUN(test_every_case_matches_its_golden);
     ts_arena_free(&manifest_arena);
-    free(text);
+    for (size_t d = 0; d < CASE_DIRS; d++) free(texts[d]);
     free(spec_text);
     return ts_unit_finish();
 }

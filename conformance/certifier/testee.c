@@ -248,7 +248,7 @@ void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answe
     memset(result, 0, sizeof *result);
     ts_buf_reset(answer);
     if (t->in_process) {
-        ts_testee_answer(&t->config, request, len, answer);
+        if (request) ts_testee_answer(&t->config, request, len, answer);
         result->status = TS_CALL_ANSWERED;
         return;
     }
@@ -265,11 +265,11 @@ void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answe
             return;
         }
     }
-    result->extra_output = ts_testee_has_extra_output(t);
+    if (request) result->extra_output = ts_testee_has_extra_output(t);
     /* Write the request (and newline) while reading stdout/stderr, so a testee that answers
      * before reading everything cannot deadlock us. */
     double deadline = now_seconds() + t->options.timeout_seconds;
-    size_t sent = 0, total = len + 1;
+    size_t sent = 0, total = request ? len + 1 : 0;
     char buf[65536];
     for (;;) {
         char *newline = t->pending_len ? memchr(t->pending, '\n', t->pending_len) : NULL;

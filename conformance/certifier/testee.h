@@ -48,7 +48,8 @@ ts_testee *ts_testee_in_process(const ts_mutant *mutant);
  * `why`) when it cannot be started. */
 ts_testee *ts_testee_spawn(char *const argv[], const ts_testee_options *options, char *why, size_t why_size);
 
-/* Sends one request line (no newline) and reads the answer line into answer (cleared first). */
+/* Sends one request line (no newline) and reads the answer line into answer (cleared first).
+ * With request NULL, sends nothing and reads the next line (after a stale answer). */
 void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result);
 
 /* Checks whether the testee wrote anything after its last answer (a second answer). */

@@ -115,7 +115,8 @@ static void handle(const ts_testee_config *config, ts_arena *arena, const ts_jso
         answer_error(out, id, message);
         return;
     }
-    if (mutant && mutant->drop_dangling_metadata && !drop_dangling_metadata(arena, &stream)) {
+    /* The dangling-metadata bug is the merger's: the host's stream stays intact (below). */
+    if (mutant && mutant->drop_dangling_metadata && is_merge && !drop_dangling_metadata(arena, &stream)) {
         answer_error(out, id, "out of memory");
         return;
     }
@@ -143,6 +144,21 @@ static void handle(const ts_testee_config *config, ts_arena *arena, const ts_jso
         ts_error_format(&err, "request", message, sizeof message);
         answer_error(out, id, message);
         return;
+    }
+    if (mutant && mutant->drop_dangling_metadata) { /* merge what the host emitted, losing the metadata */
+        ts_stream lossy = {ts_arena_alloc(arena, (turn.count ? turn.count : 1) * sizeof *turn.stream), turn.count};
+        if (!lossy.updates) {
+            answer_error(out, id, "out of memory");
+            return;
+        }
+        memcpy(lossy.updates, turn.stream, turn.count * sizeof *turn.stream);
+        for (size_t i = 0; i < lossy.count; i++) lossy.updates[i].response_id = (ts_str){NULL, 0};
+        options.primary_response_id = turn.response_id;
+        if (!drop_dangling_metadata(arena, &lossy) ||
+            !ts_merge(arena, lossy.updates, lossy.count, &options, &turn.response, &err)) {
+            answer_error(out, id, "cannot merge");
+            return;
+        }
     }
     if (mutant && mutant->overwrite_created_at) overwrite_created_at(config, &turn.response);
     ts_json *items = ts_arena_alloc(arena, (turn.count ? turn.count : 1) * sizeof *items);

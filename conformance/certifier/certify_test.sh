@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# certify_test.sh — the certifier end to end (issue: conformance suite and certifier).
+#
+#   * the reference passes every case, in-process and over the pipe;
+#   * every mutant (a historic bug) fails cases of its rule and of no unrelated rule;
+#   * a misbehaving testee is reported per case (timeout, crash, garbage, wrong id, double
+#     answer, exit, oversized answer, unsupported, rejection) and never stops the run;
+#   * expected-failure lists: exact match passes; new failure, unexpected pass, stale entry fail;
+#   * JSON and JUnit reports are well-formed and agree with the summary;
+#   * --cases/--rules select; `turnstile check` judges a recorded pair;
+#   * the three testee kits (C, Python, Node.js) certify with their committed failure lists.
+set -u
+TURNSTILE=$(realpath "${1:?usage: certify_test.sh TURNSTILE C_KIT}")
+C_KIT=$(realpath "$2")
+export TURNSTILE_SUITE=conformance/cases
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+fail() { echo "FAIL $name: $*" >&2; failed=$((failed + 1)); }
+json() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+name=reference_in_process
+"$TURNSTILE" certify --reference --report-json "$TMP/ref.json" --junit "$TMP/ref.xml" >"$TMP/out" 2>&1 \
+    && tail -1 "$TMP/out" | grep -qE '^[0-9]+ passed, 0 failed, 0 skipped$' && ok || fail "$(tail -3 "$TMP/out")"
+name=reference_cases_at_least_150
+[ "$(json "$TMP/ref.json" "r['summary']['cases']")" -ge 150 ] && ok || fail "fewer than 150 cases"
+name=reference_equivalent_everywhere
+[ "$(json "$TMP/ref.json" "sum(1 for c in r['cases'] if c.get('equivalent') is False)")" -eq 0 ] && ok || fail "differs from a golden answer"
+name=junit_well_formed
+python3 - "$TMP/ref.xml" "$TMP/ref.json" <<'PY' && ok || fail "JUnit XML does not parse or disagrees"
+import json, sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+cases = root.findall(".//testcase")
+report = json.load(open(sys.argv[2]))
+assert len(cases) == report["summary"]["cases"], (len(cases), report["summary"])
+assert root.get("failures") == "0" and root.get("errors") == "0"
+PY
+
+name=reference_over_the_pipe
+"$TURNSTILE" certify -- "$TURNSTILE" testee >"$TMP/out" 2>&1 && grep -q '0 failed, 0 skipped' "$TMP/out" \
+    && grep -q '(turnstile-reference 1)' "$TMP/out" && ok || fail "$(tail -3 "$TMP/out")"
+
+# Each mutant: the rule it must fail first, then every rule it may fail. Stated here, apart
+# from the mutant table in conformance/testee/mutants.c.
+while read -r mutant rules; do
+    name="mutant_$mutant"
+    "$TURNSTILE" certify --mutant "$mutant" --report-json "$TMP/m.json" >"$TMP/out" 2>&1
+    status=$?
+    got=$(json "$TMP/m.json" "','.join(sorted({f['rule'] for c in r['cases'] for f in c['findings']}))")
+    python3 - "$rules" "$got" "$status" <<'PY' && ok || fail "exit $status, failed rules {$got}, allowed {$rules}"
+import sys
+allowed = sys.argv[1].split(",")
+got = set(filter(None, sys.argv[2].split(",")))
+assert sys.argv[3] == "1"
+assert allowed[0] in got, "the mutant's own rule did not fail"
+assert got <= set(allowed), "unrelated rules failed: %s" % (got - set(allowed))
+PY
+done <<'LIST'
+null-created-at-last O3,I2,O1,O2
+comparer-5825 O1,O2,I2,O3
+timestamps-across-responses I3,I2,O3
+dangling-metadata-dropped R1,R2,R3
+created-at-overwritten K1
+keyed-before-unkeyed I2,O1,O2,O3
+no-host-response-id H1
+LIST
+name=mutant_over_the_pipe
+# .NET sorts 2 and 3 elements with a compare-and-swap network, which happens to order the
+# seed's A, B, C right; the comparer's flaw shows from 4 messages on (insertion sort).
+"$TURNSTILE" certify --cases 'Merge.I2.*,Merge.O3.*' -- "$TURNSTILE" testee --mutant comparer-5825 >"$TMP/out" 2>&1
+[ $? -eq 1 ] && grep -q 'FAIL  Merge.I2.deterministic_long_mix' "$TMP/out" && ok || fail "$(tail -5 "$TMP/out")"
+
+# A misbehaving testee: each problem is that case's error; the others pass.
+name=misbehaving_testee
+"$TURNSTILE" certify --timeout 2 --max-answer-bytes 100000 --no-repeat --report-json "$TMP/bad.json" \
+    --cases 'Merge.I2.*,Merge.O1.out_of_order_timestamps,Merge.O2.*,Merge.M5.*,Merge.M6.*,Merge.R1.*,Merge.C2.text_deltas_coalesced,Merge.X1.*,Merge.X2.*,Merge.I3.*' \
+    -- python3 conformance/certifier/testdata/misbehaving_testee.py "$TURNSTILE" >"$TMP/out" 2>&1
+status=$?
+python3 - "$TMP/bad.json" "$status" <<'PY' && ok || { fail "see below"; cat "$TMP/out" >&2; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+by = {c["id"]: c for c in r["cases"]}
+def outcome(case, verdict, outcome):
+    c = by[case]
+    assert (c["verdict"], c["outcome"]) == (verdict, outcome), (case, c["verdict"], c["outcome"], c.get("detail"))
+outcome("Merge.I2.no_timestamps_arrival_order", "error", "timeout")
+outcome("Merge.O1.out_of_order_timestamps", "error", "crashed")
+outcome("Merge.O2.equal_instants_arrival", "error", "protocol-error")
+outcome("Merge.M5.default_role_assistant", "error", "protocol-error")
+outcome("Merge.M6.announced_empty_message_kept", "error", "protocol-error")
+assert "more than once" in by["Merge.M6.announced_empty_message_kept"]["detail"]
+outcome("Merge.R1.latest_finish_reason_wins", "error", "exited")
+outcome("Merge.C2.text_deltas_coalesced", "error", "protocol-error")
+outcome("Merge.X1.unknown_fields_kept", "skipped", "unsupported")
+outcome("Merge.X2.additional_properties_merged", "fail", "rejected")
+assert "handling Merge.O1.out_of_order_timestamps" in by["Merge.O1.out_of_order_timestamps"].get("stderr", "")
+others = [c for c in r["cases"] if c["id"].startswith(("Merge.I2.", "Merge.I3.")) and c["id"] != "Merge.I2.no_timestamps_arrival_order"]
+assert others and all(c["verdict"] == "pass" for c in others), [c["id"] for c in others if c["verdict"] != "pass"]
+assert r["testee"]["restarts"] >= 4, r["testee"]
+assert sys.argv[2] == "1"
+PY
+
+# Expected failures: exact, new failure, unexpected pass, stale entry.
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --write-expected-failures "$TMP/xfail" >/dev/null 2>&1
+name=expected_failures_exact
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail" >"$TMP/out" 2>&1 && ok || fail "$(tail -3 "$TMP/out")"
+name=expected_failures_new_failure
+grep -v '^Merge' "$TMP/xfail" >"$TMP/xfail.fewer"; grep '^Merge' "$TMP/xfail" | tail -n +2 >>"$TMP/xfail.fewer"
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail.fewer" >"$TMP/out" 2>&1
+[ $? -eq 1 ] && grep -q '^NEW FAILURE' "$TMP/out" && grep -q 'write-expected-failures' "$TMP/out" && ok || fail "$(tail -3 "$TMP/out")"
+name=expected_failures_unexpected_pass
+{ cat "$TMP/xfail"; echo "Merge.I1.single_id_preserved  # passes"; } >"$TMP/xfail.more"
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail.more" >"$TMP/out" 2>&1
+[ $? -eq 1 ] && grep -q '^UNEXPECTED PASS Merge.I1.single_id_preserved' "$TMP/out" && ok || fail "$(tail -3 "$TMP/out")"
+name=expected_failures_stale_entry
+{ cat "$TMP/xfail"; echo "Merge.No.such_case"; } >"$TMP/xfail.stale"
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail.stale" >"$TMP/out" 2>&1
+[ $? -eq 1 ] && grep -q '^STALE ENTRY     Merge.No.such_case' "$TMP/out" && ok || fail "$(tail -3 "$TMP/out")"
+name=expected_failures_wildcard_too_wide
+{ cat "$TMP/xfail"; echo "Merge.I1.*"; } >"$TMP/xfail.wide"
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail.wide" >"$TMP/out" 2>&1
+[ $? -eq 1 ] && grep -q '^UNEXPECTED PASS Merge.I1.' "$TMP/out" && ok || fail "$(tail -3 "$TMP/out")"
+
+name=select_by_rules_and_cases
+"$TURNSTILE" certify --reference --rules I3 --report-json "$TMP/sel.json" >/dev/null 2>&1
+[ "$(json "$TMP/sel.json" "all('I3' in c['rules'] for c in r['cases']) and [x['id'] for x in r['rules']] == ['I3']")" = True ] && ok || fail "--rules"
+"$TURNSTILE" certify --reference --cases 'Host.*' --report-json "$TMP/sel.json" >/dev/null 2>&1
+[ "$(json "$TMP/sel.json" "len(r['cases']) == 10 and all(c['op'] == 'host' for c in r['cases'])")" = True ] && ok || fail "--cases"
+
+name=check_recorded_pair
+"$TURNSTILE" check --stream conformance/cases/merge/Merge.O3.seed_A10_Bnull_C5.input.jsonl \
+    --response conformance/cases/merge/Merge.O3.seed_A10_Bnull_C5.expected.json >"$TMP/out" 2>&1 && grep -q '^PASS' "$TMP/out" && ok || fail "$(cat "$TMP/out")"
+python3 -c "
+import json; r = json.load(open('conformance/cases/merge/Merge.O3.seed_A10_Bnull_C5.expected.json'))
+r['messages'] = [r['messages'][1], r['messages'][2], r['messages'][0]]; json.dump(r, open('$TMP/bad.json', 'w'))"
+"$TURNSTILE" check --stream conformance/cases/merge/Merge.O3.seed_A10_Bnull_C5.input.jsonl --response "$TMP/bad.json" >"$TMP/out" 2>&1
+[ $? -eq 1 ] && grep -q '^\[O1\]' "$TMP/out" && ok || fail "broken pair not caught: $(cat "$TMP/out")"
+
+for kit in "c-minimal:$C_KIT" "python-minimal:python3 conformance/testees/python-minimal/testee.py" \
+           "node-minimal:node conformance/testees/node-minimal/testee.js"; do
+    name="kit_${kit%%:*}"
+    # shellcheck disable=SC2086
+    "$TURNSTILE" certify --expected-failures "conformance/testees/${kit%%:*}/expected-failures.txt" -- ${kit#*:} >"$TMP/out" 2>&1 \
+        && ok || fail "$(grep -E 'NEW|UNEXPECTED|STALE' "$TMP/out" | head -5; tail -2 "$TMP/out")"
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
