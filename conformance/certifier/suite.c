@@ -37,7 +37,10 @@ static int compare_names(const void *a, const void *b) { return strcmp(*(char *c
 
 static bool fail(ts_error *err, const char *path, const char *message) {
     ts_error_clear(err);
-    snprintf(err->path, sizeof err->path, "%s", path);
+    size_t n = strlen(path);
+    if (n >= sizeof err->path) n = sizeof err->path - 1; /* keep the end: it names the file */
+    memcpy(err->path, path + strlen(path) - n, n);
+    err->path[n] = '\0';
     ts_error_set(err, "%s", message);
     return false;
 }
