@@ -569,35 +569,85 @@ static bool check_merge_in(ts_arena *arena, const ts_update *updates, size_t cou
             !normal_form(arena, raw, e.messages[k].raw_count, &exp_norm[k], &exp_norm_count[k]))
             return false;
     }
-    size_t np = 0;
+    /* Candidates share the messageId and the normal form of the contents. Among several, the
+     * one agreeing on role, author, createdAt and agent wins; among indistinguishable ones,
+     * the one in the response group of the nearest already-matched neighbour (an answer is
+     * valid if some assignment satisfies the rules: this finds it in practice), then the
+     * earliest. Unique matches are made first so that they can serve as neighbours. */
+    long *hit_of = ts_arena_alloc(arena, (am + 1) * sizeof *hit_of);
+    bool *differ_of = ts_arena_calloc(arena, am + 1, sizeof *differ_of);
+    ts_json **norms = ts_arena_calloc(arena, am + 1, sizeof *norms);
+    size_t *norm_counts = ts_arena_calloc(arena, am + 1, sizeof *norm_counts);
+    if (!hit_of || !differ_of || !norms || !norm_counts) return false;
     for (size_t i = 0; i < am; i++) {
-        const ts_json *got = &messages->u.a.items[i];
-        ts_str id = answer_string(got, "messageId");
-        if (!ts_str_nonempty(id)) id = (ts_str){NULL, 0};
+        hit_of[i] = -1;
         size_t count_c;
-        const ts_json *contents = answer_contents(got, &count_c);
-        ts_json *norm;
-        size_t norm_count;
-        if (!normal_form(arena, contents, count_c, &norm, &norm_count)) return false;
-        long hit = -1;
-        bool differ = false;
-        for (size_t k = 0; k < em && hit < 0; k++)
-            if (!e.messages[k].omitted && !used[k] && ts_str_eq(e.messages[k].message_id, id) &&
-                same_form(exp_norm[k], exp_norm_count[k], norm, norm_count))
-                hit = (long)k;
-        for (size_t k = 0; id.ptr && k < em && hit < 0; k++) {
-            if (!e.messages[k].omitted && !used[k] && ts_str_eq(e.messages[k].message_id, id)) {
-                hit = (long)k;
-                differ = true;
+        const ts_json *contents = answer_contents(&messages->u.a.items[i], &count_c);
+        if (!normal_form(arena, contents, count_c, &norms[i], &norm_counts[i])) return false;
+    }
+    for (int pass = 0; pass < 3; pass++) {
+        for (size_t i = 0; i < am; i++) {
+            if (hit_of[i] >= 0) continue;
+            const ts_json *got = &messages->u.a.items[i];
+            ts_str id = answer_string(got, "messageId");
+            if (!ts_str_nonempty(id)) id = (ts_str){NULL, 0};
+            long neighbour_group = -1; /* the group of the nearest matched answer message */
+            for (size_t d = 1; d < am && neighbour_group < 0; d++) {
+                if (i >= d && hit_of[i - d] >= 0) neighbour_group = (long)e.messages[hit_of[i - d]].group;
+                else if (i + d < am && hit_of[i + d] >= 0) neighbour_group = (long)e.messages[hit_of[i + d]].group;
+            }
+            long best = -1;
+            int best_score = -1, tied = 0;
+            for (size_t k = 0; k < em; k++) {
+                const ts_expected_message *m = &e.messages[k];
+                if (m->omitted || used[k] || !ts_str_eq(m->message_id, id) ||
+                    !same_form(exp_norm[k], exp_norm_count[k], norms[i], norm_counts[i]))
+                    continue;
+                int score = 0;
+                ts_str role = answer_string(got, "role"), author = answer_string(got, "authorName");
+                ts_str agent = answer_string(got, "agentId"), created = answer_string(got, "createdAt");
+                ts_instant at;
+                if (ts_str_eq_nocase(role, m->role.ptr ? m->role : ts_str_from("assistant"))) score += 16;
+                if (ts_str_eq(ts_str_nonempty(author) ? author : (ts_str){NULL, 0}, m->author_name)) score += 8;
+                if (created.ptr ? m->has_created_at && ts_instant_parse(created.ptr, created.len, &at, NULL) &&
+                                      ts_instant_compare(at, m->created_at) == 0
+                                : !m->has_created_at)
+                    score += 8;
+                if (ts_str_nonempty(agent) && ts_str_eq(agent, m->agent_id)) score += 4;
+                if (pass > 0 && neighbour_group >= 0 && (long)m->group == neighbour_group) score += 2;
+                if (score > best_score) {
+                    best_score = score;
+                    best = (long)k;
+                    tied = 0;
+                } else if (score == best_score) {
+                    tied++;
+                }
+            }
+            if (best >= 0 && (tied == 0 || pass == 2)) { /* unique first; the earliest of a tie last */
+                hit_of[i] = best;
+                used[best] = true;
             }
         }
-        if (hit < 0) {
-            ts_check_excerpt(got, b, sizeof b);
+    }
+    for (size_t i = 0; i < am; i++) { /* what is left: the same messageId alone (contents differ) */
+        if (hit_of[i] >= 0) continue;
+        ts_str id = answer_string(&messages->u.a.items[i], "messageId");
+        for (size_t k = 0; id.len && k < em && hit_of[i] < 0; k++) {
+            if (!e.messages[k].omitted && !used[k] && ts_str_eq(e.messages[k].message_id, id)) {
+                hit_of[i] = (long)k;
+                differ_of[i] = true;
+                used[k] = true;
+            }
+        }
+    }
+    size_t np = 0;
+    for (size_t i = 0; i < am; i++) {
+        if (hit_of[i] < 0) {
+            ts_check_excerpt(&messages->u.a.items[i], b, sizeof b);
             ts_findings_add(f, "M", "messages[%zu] is no message the updates form: %s", i, b);
             continue;
         }
-        used[hit] = true;
-        pairs[np++] = (matched){(size_t)hit, i, differ};
+        pairs[np++] = (matched){(size_t)hit_of[i], i, differ_of[i]};
     }
     for (size_t k = 0; k < em; k++) {
         if (e.messages[k].omitted || used[k]) continue;
