@@ -2,6 +2,7 @@
 #include "core/codec.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -235,6 +236,30 @@ void ts_codec_write_string(ts_buf *buf, ts_str s) {
     ts_buf_append_char(buf, '"');
 }
 
+/* ECMAScript writes reals below 1e21 without an exponent ("100000000000000000000"); beyond
+ * int64 such digits read back as an integer that SPEC W2 (and jansson) reject. Such a number is
+ * rewritten in exponent form with the same digits ("1e+20"), so that every number turnstile
+ * writes, it reads back as the same double. Returns the new length. */
+static size_t integer_free(char num[TS_NUMFMT_MAX], size_t n) {
+    if (memchr(num, '.', n) || memchr(num, 'e', n)) return n;
+    bool negative = num[0] == '-';
+    const char *digits = num + negative;
+    size_t count = n - negative, significant = count;
+    while (significant > 1 && digits[significant - 1] == '0') significant--;
+    char out[TS_NUMFMT_MAX];
+    size_t o = 0;
+    if (negative) out[o++] = '-';
+    out[o++] = digits[0];
+    if (significant > 1) {
+        out[o++] = '.';
+        memcpy(out + o, digits + 1, significant - 1);
+        o += significant - 1;
+    }
+    o += (size_t)snprintf(out + o, sizeof out - o, "e+%zu", count - 1);
+    memcpy(num, out, o + 1);
+    return o;
+}
+
 static void newline_indent(ts_buf *buf, ts_write_style style, int depth) {
     if (style != TS_WRITE_PRETTY) return;
     ts_buf_append_char(buf, '\n');
@@ -262,6 +287,7 @@ static bool write_value(ts_buf *buf, const ts_json *v, ts_write_style style, int
     case TS_JSON_REAL: {
         size_t n = ts_format_double(v->u.r, num);
         if (n == 0) return false;
+        if (v->u.r >= 9223372036854775808.0 || v->u.r < -9223372036854775808.0) n = integer_free(num, n);
         ts_buf_append(buf, num, n);
         return true;
     }

@@ -523,6 +523,50 @@ static bool same_form(const ts_json *a, size_t ac, const ts_json *b, size_t bc) 
     return true;
 }
 
+/* The answer message's members the model does not name: its kept extras (X1). */
+static bool is_message_field(ts_str key) {
+    static const char *const known[] = {"role", "authorName", "messageId", "createdAt", "agentId", "contents",
+                                        "additionalProperties"};
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (ts_str_eq_cstr(key, known[i])) return true;
+    return false;
+}
+
+static bool same_extras(const ts_expected_message *m, const ts_json *got) {
+    size_t answer_extras = 0;
+    for (size_t i = 0; i < got->u.o.count; i++) {
+        if (is_message_field(got->u.o.members[i].key)) continue;
+        answer_extras++;
+        bool found = false;
+        for (size_t k = 0; k < m->extras.count && !found; k++)
+            found = ts_str_eq(m->extras.members[k].key, got->u.o.members[i].key) &&
+                    ts_json_equal(&m->extras.members[k].value, &got->u.o.members[i].value);
+        if (!found) return false;
+    }
+    return answer_extras == m->extras.count;
+}
+
+/* How well an expected message fits an answer message with the same id and contents: the
+ * fields a correct answer carries over (M5, K1, X1, X2, the agentId extension). */
+static int candidate_score(const ts_expected_message *m, const ts_json *got) {
+    int score = 0;
+    ts_str role = answer_string(got, "role"), author = answer_string(got, "authorName");
+    ts_str agent = answer_string(got, "agentId"), created = answer_string(got, "createdAt");
+    ts_instant at;
+    if (ts_str_eq_nocase(role, m->role.ptr ? m->role : ts_str_from("assistant"))) score += 64;
+    if (ts_str_eq(ts_str_nonempty(author) ? author : (ts_str){NULL, 0}, m->author_name)) score += 32;
+    if (created.ptr ? m->has_created_at && ts_instant_parse(created.ptr, created.len, &at, NULL) &&
+                          ts_instant_compare(at, m->created_at) == 0
+                    : !m->has_created_at)
+        score += 16;
+    if (same_extras(m, got)) score += 8;
+    const ts_json *additional = ts_json_get(got, "additionalProperties");
+    bool answer_has = additional && additional->kind == TS_JSON_OBJECT && additional->u.o.count > 0;
+    if (answer_has == (m->has_additional && m->additional.count > 0)) score += 4;
+    if (ts_str_nonempty(agent) && ts_str_eq(agent, m->agent_id)) score += 2;
+    return score;
+}
+
 static bool check_merge_in(ts_arena *arena, const ts_update *updates, size_t count, ts_str host_id,
                            const ts_json *answer, ts_findings *f) {
     if (!check_shape(answer, f)) return true;
@@ -570,10 +614,11 @@ static bool check_merge_in(ts_arena *arena, const ts_update *updates, size_t cou
             return false;
     }
     /* Candidates share the messageId and the normal form of the contents. Among several, the
-     * one agreeing on role, author, createdAt and agent wins; among indistinguishable ones,
-     * the one in the response group of the nearest already-matched neighbour (an answer is
-     * valid if some assignment satisfies the rules: this finds it in practice), then the
-     * earliest. Unique matches are made first so that they can serve as neighbours. */
+     * one agreeing on role, author, createdAt, extras, additionalProperties and agent wins
+     * (candidate_score); among indistinguishable ones, the one in the response group of an
+     * adjacent matched answer message, then the earliest. Unique matches are made first so
+     * that they can serve as neighbours. (An answer is valid if some assignment satisfies the
+     * rules; this finds it for every case the fuzzers have produced.) */
     long *hit_of = ts_arena_alloc(arena, (am + 1) * sizeof *hit_of);
     bool *differ_of = ts_arena_calloc(arena, am + 1, sizeof *differ_of);
     ts_json **norms = ts_arena_calloc(arena, am + 1, sizeof *norms);
@@ -585,17 +630,15 @@ static bool check_merge_in(ts_arena *arena, const ts_update *updates, size_t cou
         const ts_json *contents = answer_contents(&messages->u.a.items[i], &count_c);
         if (!normal_form(arena, contents, count_c, &norms[i], &norm_counts[i])) return false;
     }
-    for (int pass = 0; pass < 3; pass++) {
+    for (int pass = 0; pass < 2; pass++) { /* 0: unique best candidates; 1: the rest, left to right */
         for (size_t i = 0; i < am; i++) {
             if (hit_of[i] >= 0) continue;
             const ts_json *got = &messages->u.a.items[i];
             ts_str id = answer_string(got, "messageId");
             if (!ts_str_nonempty(id)) id = (ts_str){NULL, 0};
-            long neighbour_group = -1; /* the group of the nearest matched answer message */
-            for (size_t d = 1; d < am && neighbour_group < 0; d++) {
-                if (i >= d && hit_of[i - d] >= 0) neighbour_group = (long)e.messages[hit_of[i - d]].group;
-                else if (i + d < am && hit_of[i + d] >= 0) neighbour_group = (long)e.messages[hit_of[i + d]].group;
-            }
+            long neighbour_group = -1; /* the group of an adjacent matched answer message */
+            if (i > 0 && hit_of[i - 1] >= 0) neighbour_group = (long)e.messages[hit_of[i - 1]].group;
+            else if (i + 1 < am && hit_of[i + 1] >= 0) neighbour_group = (long)e.messages[hit_of[i + 1]].group;
             long best = -1;
             int best_score = -1, tied = 0;
             for (size_t k = 0; k < em; k++) {
@@ -603,18 +646,7 @@ static bool check_merge_in(ts_arena *arena, const ts_update *updates, size_t cou
                 if (m->omitted || used[k] || !ts_str_eq(m->message_id, id) ||
                     !same_form(exp_norm[k], exp_norm_count[k], norms[i], norm_counts[i]))
                     continue;
-                int score = 0;
-                ts_str role = answer_string(got, "role"), author = answer_string(got, "authorName");
-                ts_str agent = answer_string(got, "agentId"), created = answer_string(got, "createdAt");
-                ts_instant at;
-                if (ts_str_eq_nocase(role, m->role.ptr ? m->role : ts_str_from("assistant"))) score += 16;
-                if (ts_str_eq(ts_str_nonempty(author) ? author : (ts_str){NULL, 0}, m->author_name)) score += 8;
-                if (created.ptr ? m->has_created_at && ts_instant_parse(created.ptr, created.len, &at, NULL) &&
-                                      ts_instant_compare(at, m->created_at) == 0
-                                : !m->has_created_at)
-                    score += 8;
-                if (ts_str_nonempty(agent) && ts_str_eq(agent, m->agent_id)) score += 4;
-                if (pass > 0 && neighbour_group >= 0 && (long)m->group == neighbour_group) score += 2;
+                int score = candidate_score(m, got) + (pass > 0 && (long)m->group == neighbour_group ? 1 : 0);
                 if (score > best_score) {
                     best_score = score;
                     best = (long)k;
@@ -623,7 +655,7 @@ static bool check_merge_in(ts_arena *arena, const ts_update *updates, size_t cou
                     tied++;
                 }
             }
-            if (best >= 0 && (tied == 0 || pass == 2)) { /* unique first; the earliest of a tie last */
+            if (best >= 0 && (tied == 0 || pass == 1)) { /* a tie goes to the earliest */
                 hit_of[i] = best;
                 used[best] = true;
             }

@@ -1,0 +1,222 @@
+/* differential.c — fuzz target: generator -> a third-party testee over the certifier's pipe
+ * protocol -> every conformance checker on its answer.
+ *
+ * The testee is the command in $TURNSTILE_TESTEE (run with /bin/sh -c, kept running across
+ * inputs, restarted if it dies), or the built-in mutant named by $TURNSTILE_TESTEE_MUTANT, or
+ * by default the reference itself. A violated Required rule — or a crash, hang, garbage or a
+ * rejected (valid) stream — is a finding: the stream is minimised by delta reduction (drop
+ * updates, then contents, while the same rule still fails), written as a ready-to-add
+ * conformance case (<id>.input.jsonl, <id>.expected.json with the reference's answer, and
+ * <id>.case.json, a MANIFEST.json entry) into $TURNSTILE_FINDINGS_DIR (default "."), and the
+ * target aborts so the engine records the crash.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conformance/certifier/testee.h"
+#include "conformance/checkers/checks.h"
+#include "conformance/testee/mutants.h"
+#include "core/codec.h"
+#include "core/merger.h"
+#include "fuzz/gen.h"
+#include "fuzz/oracle.h"
+
+static ts_testee *testee; /* the fuzzer's entry point needs it across calls */
+
+static ts_testee *the_testee(void) {
+    if (testee) return testee;
+    const char *command = getenv("TURNSTILE_TESTEE"), *mutant = getenv("TURNSTILE_TESTEE_MUTANT");
+    const char *timeout = getenv("TURNSTILE_TESTEE_TIMEOUT");
+    if (command && *command) {
+        char *argv[] = {"/bin/sh", "-c", (char *)command, NULL};
+        ts_testee_options options = {timeout ? atof(timeout) : 5.0, (size_t)16 << 20, 1000000};
+        char why[300];
+        testee = ts_testee_spawn(argv, &options, why, sizeof why);
+        if (!testee) ts_oracle_fail(why, NULL, 0);
+    } else {
+        const ts_mutant *m = mutant && *mutant ? ts_mutant_find(mutant) : NULL;
+        if (mutant && *mutant && !m) ts_oracle_fail("TURNSTILE_TESTEE_MUTANT names no mutant", NULL, 0);
+        testee = ts_testee_in_process(m);
+    }
+    return testee;
+}
+
+typedef struct verdict {
+    const char *rule;   /* the first Required rule violated, or a harness outcome; NULL: fine */
+    char message[600];
+} verdict;
+
+/* Sends updates[0..n) (JSON values) to the testee and judges its answer. */
+static void ask(const ts_json *values, size_t n, verdict *v) {
+    v->rule = NULL;
+    v->message[0] = '\0';
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_json array = {TS_JSON_ARRAY, {.a = {(ts_json *)values, n}}};
+    ts_stream stream;
+    ts_error err;
+    if (!ts_stream_from_array(&arena, &array, "updates", &stream, &err)) ts_oracle_fail("a generated update is invalid", NULL, 0);
+    ts_buf request, answer;
+    ts_buf_init(&request);
+    ts_buf_init(&answer);
+    ts_buf_append_str(&request, "{\"id\":\"fuzz\",\"op\":\"merge\",\"updates\":");
+    ts_codec_write(&request, &array, TS_WRITE_COMPACT);
+    ts_buf_append_char(&request, '}');
+    ts_call_result call;
+    ts_testee_call(the_testee(), request.data, request.len, &answer, &call);
+    ts_json reply;
+    if (call.status != TS_CALL_ANSWERED) {
+        v->rule = "harness";
+        snprintf(v->message, sizeof v->message, "%s: %s", ts_call_status_name(call.status), call.detail);
+    } else if (!ts_codec_parse(&arena, answer.data ? answer.data : "", answer.len, &reply, &err) ||
+               !ts_str_eq_cstr(ts_json_string(ts_json_get(&reply, "id")), "fuzz")) {
+        v->rule = "harness";
+        snprintf(v->message, sizeof v->message, "protocol error: %.200s", answer.data ? answer.data : "");
+    } else if (ts_json_get(&reply, "unsupported")) {
+        /* nothing to compare */
+    } else if (ts_json_get(&reply, "error")) {
+        v->rule = "W3";
+        snprintf(v->message, sizeof v->message, "the testee rejected a valid stream: %.400s",
+                 ts_json_string(ts_json_get(&reply, "error")).ptr ? ts_json_string(ts_json_get(&reply, "error")).ptr : "");
+    } else {
+        ts_findings findings;
+        ts_findings_init(&findings);
+        ts_check_merge(stream.updates, stream.count, (ts_str){NULL, 0}, ts_json_get(&reply, "response"), &findings);
+        for (size_t i = 0; i < findings.count && !v->rule; i++) {
+            const ts_rule_info *info = ts_rule_find(findings.items[i].rule);
+            if (info && info->level != TS_LEVEL_REQUIRED) continue;
+            v->rule = info ? info->id : "W7";
+            snprintf(v->message, sizeof v->message, "%s", findings.items[i].message);
+        }
+        ts_findings_free(&findings);
+    }
+    ts_buf_free(&request);
+    ts_buf_free(&answer);
+    ts_arena_free(&arena);
+}
+
+static bool same_failure(const ts_json *values, size_t n, const char *rule) {
+    verdict v;
+    ask(values, n, &v);
+    return v.rule && strcmp(v.rule, rule) == 0;
+}
+
+/* Delta reduction: drop updates, then single contents, while the same rule keeps failing. */
+static size_t minimise(ts_arena *arena, ts_json *values, size_t n, const char *rule) {
+    for (int pass = 0, changed = 1; changed && pass < 4; pass++) {
+        changed = 0;
+        for (size_t i = n; i-- > 0 && n > 1;) {
+            ts_json removed = values[i];
+            memmove(values + i, values + i + 1, (n - i - 1) * sizeof *values);
+            if (same_failure(values, n - 1, rule)) {
+                n--;
+                changed = 1;
+            } else {
+                memmove(values + i + 1, values + i, (n - i - 1) * sizeof *values);
+                values[i] = removed;
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++) { /* then contents, one at a time */
+        ts_member *members = values[i].u.o.members;
+        for (size_t k = 0; k < values[i].u.o.count; k++) {
+            if (!ts_str_eq_cstr(members[k].key, "contents") || members[k].value.kind != TS_JSON_ARRAY) continue;
+            ts_json original = members[k].value;
+            for (size_t c = original.u.a.count; c-- > 0;) {
+                ts_json current = members[k].value;
+                ts_json *fewer = ts_arena_alloc(arena, (current.u.a.count + 1) * sizeof *fewer);
+                if (!fewer) return n;
+                size_t m = 0;
+                for (size_t j = 0; j < current.u.a.count; j++)
+                    if (j != c) fewer[m++] = current.u.a.items[j];
+                members[k].value = (ts_json){TS_JSON_ARRAY, {.a = {fewer, m}}};
+                if (!same_failure(values, n, rule)) members[k].value = current;
+            }
+        }
+    }
+    return n;
+}
+
+static void write_case(const ts_json *values, size_t n, const verdict *v) {
+    const char *dir = getenv("TURNSTILE_FINDINGS_DIR");
+    if (!dir || !*dir) dir = ".";
+    ts_buf input, expected;
+    ts_buf_init(&input);
+    ts_buf_init(&expected);
+    for (size_t i = 0; i < n; i++) {
+        ts_codec_write(&input, &values[i], TS_WRITE_COMPACT);
+        ts_buf_append_char(&input, '\n');
+    }
+    uint32_t hash = 2166136261u;
+    for (size_t i = 0; i < input.len; i++) hash = (hash ^ (unsigned char)input.data[i]) * 16777619u;
+    char id[96], path[1024];
+    snprintf(id, sizeof id, "Merge.%s.fuzz_%08x", strcmp(v->rule, "harness") == 0 ? "W3" : v->rule, hash);
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_stream stream;
+    ts_error err;
+    ts_response response;
+    ts_json json;
+    if (ts_stream_read(&arena, input.data, input.len, &stream, &err) &&
+        ts_merge(&arena, stream.updates, stream.count, NULL, &response, &err) &&
+        ts_response_to_json(&response, &arena, &json))
+        ts_codec_write(&expected, &json, TS_WRITE_PRETTY);
+    ts_arena_free(&arena);
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%s.input.jsonl", dir, id);
+    if ((f = fopen(path, "w"))) {
+        fwrite(input.data, 1, input.len, f);
+        fclose(f);
+    }
+    snprintf(path, sizeof path, "%s/%s.expected.json", dir, id);
+    if ((f = fopen(path, "w"))) {
+        fprintf(f, "%s\n", expected.data ? expected.data : "");
+        fclose(f);
+    }
+    snprintf(path, sizeof path, "%s/%s.case.json", dir, id);
+    if ((f = fopen(path, "w"))) {
+        ts_buf entry;
+        ts_buf_init(&entry);
+        ts_buf_appendf(&entry, "{\"id\":\"%s\",\"rules\":[\"%s\"],\"description\":", id,
+                       strcmp(v->rule, "harness") == 0 ? "W3" : v->rule);
+        char description[800];
+        snprintf(description, sizeof description, "Found by the differential fuzzer (%zu updates after minimising): %s",
+                 n, v->message);
+        ts_codec_write_string(&entry, ts_str_from(description));
+        ts_buf_appendf(&entry, ",\"input\":\"%s.input.jsonl\",\"expected\":\"%s.expected.json\"}\n", id, id);
+        fwrite(entry.data, 1, entry.len, f);
+        fclose(f);
+        ts_buf_free(&entry);
+    }
+    fprintf(stderr, "==turnstile== minimised to %zu updates; conformance case written: %s/%s.{input.jsonl,expected.json,case.json}\n",
+            n, dir, id);
+    ts_buf_free(&input);
+    ts_buf_free(&expected);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    ts_buf text;
+    ts_buf_init(&text);
+    ts_gen_stream(data, size, &text);
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_value_reader reader;
+    ts_value_reader_init(&reader, text.data, text.len);
+    ts_json *values = ts_arena_alloc(&arena, (TS_GEN_MAX_UPDATES + 1) * sizeof *values);
+    size_t n = 0;
+    ts_error err;
+    while (values && n < TS_GEN_MAX_UPDATES && ts_value_reader_next(&reader, &arena, &values[n], NULL, &err) == 1) n++;
+    verdict v;
+    ask(values, n, &v);
+    if (v.rule) {
+        fprintf(stderr, "\n==turnstile== the testee fails %s: %s\n", v.rule, v.message);
+        n = minimise(&arena, values, n, v.rule);
+        write_case(values, n, &v);
+        ts_oracle_fail("the testee disagrees with the conformance checkers", text.data, text.len);
+    }
+    ts_arena_free(&arena);
+    ts_buf_free(&text);
+    return 0;
+}

@@ -1,0 +1,28 @@
+/* gen.h — the structure-aware stream generator: fuzzer bytes -> a valid but nasty stream of
+ * AgentResponseUpdates, as JSON Lines.
+ *
+ * Owns: the adversarial shapes the fuzzers explore instead of JSON syntax: mixed, equal,
+ * missing, far-future, far-past, offset-shifted and out-of-order createdAt; null, empty,
+ * repeated and foreign responseIds; interleaved agents and handoffs; null, repeated and reused
+ * messageIds; role, author and agent changes mid-message; function calls and results split
+ * and reordered; usage (also as strings, with additionalCounts) and finish reasons on dangling
+ * updates; unknown content types and fields; unicode, control characters and large strings.
+ * Deterministic: the same bytes give the same stream. Every stream parses (SPEC W1-W4).
+ */
+#ifndef TURNSTILE_FUZZ_GEN_H
+#define TURNSTILE_FUZZ_GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+
+enum { TS_GEN_MAX_UPDATES = 48 };
+
+/* Appends the stream (one update per line) to out; returns the number of updates (>= 1). */
+size_t ts_gen_stream(const uint8_t *data, size_t size, ts_buf *out);
+
+/* Bytes for stream number `index` of seed `seed` (for `turnstile gen`): a splitmix64 sequence. */
+void ts_gen_seed_bytes(uint64_t seed, uint64_t index, uint8_t *out, size_t size);
+
+#endif

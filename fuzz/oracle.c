@@ -1,0 +1,57 @@
+/* oracle.c — the fuzz targets' assertions; see oracle.h. */
+#include "fuzz/oracle.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "conformance/checkers/checks.h"
+#include "core/codec.h"
+
+void ts_oracle_fail(const char *what, const char *stream, size_t stream_len) {
+    fprintf(stderr, "\n==turnstile== %s\n", what);
+    if (stream) fprintf(stderr, "==turnstile== stream:\n%.*s\n", (int)(stream_len > 20000 ? 20000 : stream_len), stream);
+    fflush(stderr);
+    abort();
+}
+
+bool ts_oracle_has_required(const ts_findings *findings) {
+    for (size_t i = 0; i < findings->count; i++) {
+        const ts_rule_info *info = ts_rule_find(findings->items[i].rule);
+        if (!info || info->level == TS_LEVEL_REQUIRED) return true;
+    }
+    return false;
+}
+
+bool ts_oracle_merge_text(const ts_update *updates, size_t count, const ts_merge_options *options, ts_buf *out,
+                          ts_error *err) {
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_response response;
+    ts_json json;
+    bool ok = ts_merge(&arena, updates, count, options, &response, err);
+    if (ok && (!ts_response_to_json(&response, &arena, &json) || !ts_codec_write(out, &json, TS_WRITE_COMPACT)))
+        ts_oracle_fail("the merged response could not be written", NULL, 0);
+    ts_arena_free(&arena);
+    return ok;
+}
+
+void ts_oracle_check(const ts_update *updates, size_t count, const char *response_text, size_t response_len,
+                     const char *stream, size_t stream_len) {
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_json answer;
+    ts_error err;
+    if (!ts_codec_parse(&arena, response_text, response_len, &answer, &err))
+        ts_oracle_fail("turnstile cannot read its own output back", stream, stream_len);
+    ts_findings findings;
+    ts_findings_init(&findings);
+    ts_check_merge(updates, count, (ts_str){NULL, 0}, &answer, &findings);
+    if (ts_oracle_has_required(&findings)) {
+        for (size_t i = 0; i < findings.count; i++)
+            fprintf(stderr, "==turnstile== [%s] %s\n", findings.items[i].rule, findings.items[i].message);
+        fprintf(stderr, "==turnstile== response: %.*s\n", (int)(response_len > 20000 ? 20000 : response_len), response_text);
+        ts_oracle_fail("a conformance checker rejects the reference's answer", stream, stream_len);
+    }
+    ts_findings_free(&findings);
+    ts_arena_free(&arena);
+}
