@@ -35,6 +35,32 @@ bool ts_oracle_merge_text(const ts_update *updates, size_t count, const ts_merge
     return ok;
 }
 
+bool ts_oracle_merge_json(ts_arena *arena, const ts_update *updates, size_t count, const ts_merge_options *options,
+                          ts_json *out, ts_error *err) {
+    ts_response response;
+    if (!ts_merge(arena, updates, count, options, &response, err)) return false;
+    if (!ts_response_to_json(&response, arena, out)) ts_oracle_fail("out of memory", NULL, 0);
+    return true;
+}
+
+void ts_oracle_check_json(const ts_update *updates, size_t count, const ts_json *answer, const char *stream,
+                          size_t stream_len) {
+    ts_findings findings;
+    ts_findings_init(&findings);
+    ts_check_merge(updates, count, (ts_str){NULL, 0}, answer, &findings);
+    if (ts_oracle_has_required(&findings)) {
+        for (size_t i = 0; i < findings.count; i++)
+            fprintf(stderr, "==turnstile== [%s] %s\n", findings.items[i].rule, findings.items[i].message);
+        ts_buf text;
+        ts_buf_init(&text);
+        ts_codec_write(&text, answer, TS_WRITE_COMPACT);
+        fprintf(stderr, "==turnstile== response: %.*s\n", (int)(text.len > 20000 ? 20000 : text.len), text.data);
+        ts_buf_free(&text);
+        ts_oracle_fail("a conformance checker rejects the reference's answer", stream, stream_len);
+    }
+    ts_findings_free(&findings);
+}
+
 void ts_oracle_check(const ts_update *updates, size_t count, const char *response_text, size_t response_len,
                      const char *stream, size_t stream_len) {
     ts_arena arena;
@@ -43,15 +69,6 @@ void ts_oracle_check(const ts_update *updates, size_t count, const char *respons
     ts_error err;
     if (!ts_codec_parse(&arena, response_text, response_len, &answer, &err))
         ts_oracle_fail("turnstile cannot read its own output back", stream, stream_len);
-    ts_findings findings;
-    ts_findings_init(&findings);
-    ts_check_merge(updates, count, (ts_str){NULL, 0}, &answer, &findings);
-    if (ts_oracle_has_required(&findings)) {
-        for (size_t i = 0; i < findings.count; i++)
-            fprintf(stderr, "==turnstile== [%s] %s\n", findings.items[i].rule, findings.items[i].message);
-        fprintf(stderr, "==turnstile== response: %.*s\n", (int)(response_len > 20000 ? 20000 : response_len), response_text);
-        ts_oracle_fail("a conformance checker rejects the reference's answer", stream, stream_len);
-    }
-    ts_findings_free(&findings);
+    ts_oracle_check_json(updates, count, &answer, stream, stream_len);
     ts_arena_free(&arena);
 }

@@ -27,6 +27,14 @@ bool ts_oracle_has_required(const ts_findings *findings);
 bool ts_oracle_merge_text(const ts_update *updates, size_t count, const ts_merge_options *options, ts_buf *out,
                           ts_error *err);
 
+/* Merges updates into a response JSON value in arena (no text round trip). */
+bool ts_oracle_merge_json(ts_arena *arena, const ts_update *updates, size_t count, const ts_merge_options *options,
+                          ts_json *out, ts_error *err);
+
+/* Runs every checker on answer (a response value); aborts on a Required finding. */
+void ts_oracle_check_json(const ts_update *updates, size_t count, const ts_json *answer, const char *stream,
+                          size_t stream_len);
+
 /* Runs every checker on response_text as the merge of updates; aborts on a Required finding. */
 void ts_oracle_check(const ts_update *updates, size_t count, const char *response_text, size_t response_len,
                      const char *stream, size_t stream_len);
