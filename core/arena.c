@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { TS_ARENA_MIN_CHUNK = 64 * 1024 };
+/* Chunks start small (most arenas hold one small document) and grow with the arena. */
+enum { TS_ARENA_MIN_CHUNK = 4 * 1024, TS_ARENA_DEDICATED = 64 * 1024 };
 
 struct ts_arena_chunk {
     ts_arena_chunk *next;
@@ -49,10 +50,13 @@ static void *alloc_aligned(ts_arena *arena, size_t size, size_t align) {
         }
     }
     size_t capacity = size > TS_ARENA_MIN_CHUNK ? size : TS_ARENA_MIN_CHUNK;
-    bool dedicated = size > TS_ARENA_MIN_CHUNK;
-    /* Grow ordinary chunks with the arena so that large documents need few mallocs. */
-    if (!dedicated && arena->bytes_allocated / 4 > capacity && arena->bytes_allocated / 4 < (size_t)64 << 20)
-        capacity = round_up(arena->bytes_allocated / 4, alignof(max_align_t));
+    bool dedicated = size > TS_ARENA_DEDICATED;
+    /* Grow ordinary chunks with the arena (each about half of what it holds, at most 64 MiB)
+     * so that large documents need few mallocs. */
+    if (!dedicated && arena->bytes_allocated / 2 > capacity)
+        capacity = round_up(arena->bytes_allocated / 2 < (size_t)64 << 20 ? arena->bytes_allocated / 2 : (size_t)64 << 20,
+                            alignof(max_align_t));
+    if (!dedicated && capacity < size) capacity = size;
     ts_arena_chunk *fresh = malloc(sizeof *fresh + capacity);
     if (!fresh) return NULL;
     fresh->capacity = capacity;

@@ -1,6 +1,8 @@
 /* differential.c — fuzz target: generator -> a third-party testee over the certifier's pipe
  * protocol -> every conformance checker on its answer.
  *
+ * The first input byte chooses the op: odd bytes send the stream as a hosting executor's
+ * `host` request (the emissions of one turn; PROTOCOL.md H1-H5), even ones as `merge`.
  * The testee is the command in $TURNSTILE_TESTEE (run with /bin/sh -c, kept running across
  * inputs, restarted if it dies), or the built-in mutant named by $TURNSTILE_TESTEE_MUTANT, or
  * by default the reference itself. A violated Required rule — or a crash, hang, garbage or a
@@ -19,6 +21,7 @@
 #include "conformance/checkers/checks.h"
 #include "conformance/testee/mutants.h"
 #include "core/codec.h"
+#include "core/host.h"
 #include "core/merger.h"
 #include "fuzz/gen.h"
 #include "fuzz/oracle.h"
@@ -48,6 +51,8 @@ typedef struct verdict {
     char message[600];
 } verdict;
 
+static bool host_op; /* this input's op (set per input) */
+
 /* Sends updates[0..n) (JSON values) to the testee and judges its answer. */
 static void ask(const ts_json *values, size_t n, verdict *v) {
     v->rule = NULL;
@@ -61,7 +66,8 @@ static void ask(const ts_json *values, size_t n, verdict *v) {
     ts_buf request, answer;
     ts_buf_init(&request);
     ts_buf_init(&answer);
-    ts_buf_append_str(&request, "{\"id\":\"fuzz\",\"op\":\"merge\",\"updates\":");
+    ts_buf_append_str(&request, host_op ? "{\"id\":\"fuzz\",\"op\":\"host\",\"emissions\":"
+                                        : "{\"id\":\"fuzz\",\"op\":\"merge\",\"updates\":");
     ts_codec_write(&request, &array, TS_WRITE_COMPACT);
     ts_buf_append_char(&request, '}');
     ts_call_result call;
@@ -76,6 +82,18 @@ static void ask(const ts_json *values, size_t n, verdict *v) {
         snprintf(v->message, sizeof v->message, "protocol error: %.200s", answer.data ? answer.data : "");
     } else if (ts_json_get(&reply, "unsupported")) {
         /* nothing to compare */
+    } else if (host_op) {
+        ts_findings findings;
+        ts_findings_init(&findings);
+        ts_check_host(stream.updates, stream.count, ts_json_get(&reply, "stream"), ts_json_get(&reply, "response"),
+                      ts_json_get(&reply, "error") != NULL, &findings);
+        for (size_t i = 0; i < findings.count && !v->rule; i++) {
+            const ts_rule_info *info = ts_rule_find(findings.items[i].rule);
+            if (info && info->level != TS_LEVEL_REQUIRED) continue;
+            v->rule = info ? info->id : "H4";
+            snprintf(v->message, sizeof v->message, "%s", findings.items[i].message);
+        }
+        ts_findings_free(&findings);
     } else if (ts_json_get(&reply, "error")) {
         v->rule = "W3";
         snprintf(v->message, sizeof v->message, "the testee rejected a valid stream: %.400s",
@@ -152,17 +170,35 @@ static void write_case(const ts_json *values, size_t n, const verdict *v) {
     uint32_t hash = 2166136261u;
     for (size_t i = 0; i < input.len; i++) hash = (hash ^ (unsigned char)input.data[i]) * 16777619u;
     char id[96], path[1024];
-    snprintf(id, sizeof id, "Merge.%s.fuzz_%08x", strcmp(v->rule, "harness") == 0 ? "W3" : v->rule, hash);
+    snprintf(id, sizeof id, "%s.%s.fuzz_%08x", host_op ? "Host" : "Merge", strcmp(v->rule, "harness") == 0 ? "W3" : v->rule,
+             hash);
     ts_arena arena;
     ts_arena_init(&arena);
     ts_stream stream;
     ts_error err;
     ts_response response;
     ts_json json;
-    if (ts_stream_read(&arena, input.data, input.len, &stream, &err) &&
-        ts_merge(&arena, stream.updates, stream.count, NULL, &response, &err) &&
-        ts_response_to_json(&response, &arena, &json))
-        ts_codec_write(&expected, &json, TS_WRITE_PRETTY);
+    ts_host_turn turn;
+    if (!ts_stream_read(&arena, input.data, input.len, &stream, &err)) {
+        /* cannot happen: the generator's updates */
+    } else if (!host_op) {
+        if (ts_merge(&arena, stream.updates, stream.count, NULL, &response, &err) &&
+            ts_response_to_json(&response, &arena, &json))
+            ts_codec_write(&expected, &json, TS_WRITE_PRETTY);
+    } else if (ts_host_run(&arena, stream.updates, stream.count, true, NULL, &turn, &err)) {
+        /* a host case's golden answer is {"stream": [...], "response": {...}} */
+        ts_json *items = ts_arena_alloc(&arena, (turn.count + 1) * sizeof *items);
+        ts_json_builder b;
+        ts_json_builder_init(&b, &arena);
+        bool ok = items != NULL;
+        for (size_t i = 0; ok && i < turn.count; i++) ok = ts_update_to_json(&turn.stream[i], &arena, &items[i]);
+        if (ok && ts_response_to_json(&turn.response, &arena, &json)) {
+            ts_json_builder_add(&b, "stream", (ts_json){TS_JSON_ARRAY, {.a = {items, turn.count}}});
+            ts_json_builder_add(&b, "response", json);
+            ts_json whole;
+            if (ts_json_builder_finish(&b, &whole)) ts_codec_write(&expected, &whole, TS_WRITE_PRETTY);
+        }
+    }
     ts_arena_free(&arena);
     FILE *f;
     snprintf(path, sizeof path, "%s/%s.input.jsonl", dir, id);
@@ -179,8 +215,8 @@ static void write_case(const ts_json *values, size_t n, const verdict *v) {
     if ((f = fopen(path, "w"))) {
         ts_buf entry;
         ts_buf_init(&entry);
-        ts_buf_appendf(&entry, "{\"id\":\"%s\",\"rules\":[\"%s\"],\"description\":", id,
-                       strcmp(v->rule, "harness") == 0 ? "W3" : v->rule);
+        ts_buf_appendf(&entry, "{\"id\":\"%s\",\"op\":\"%s\",\"rules\":[\"%s\"],\"description\":", id,
+                       host_op ? "host" : "merge", strcmp(v->rule, "harness") == 0 ? "W3" : v->rule);
         char description[800];
         snprintf(description, sizeof description, "Found by the differential fuzzer (%zu updates after minimising): %s",
                  n, v->message);
@@ -197,6 +233,11 @@ static void write_case(const ts_json *values, size_t n, const verdict *v) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    host_op = size > 0 && (data[0] & 1);
+    if (size > 0) {
+        data++;
+        size--;
+    }
     ts_buf text;
     ts_buf_init(&text);
     ts_gen_stream(data, size, &text);

@@ -25,5 +25,6 @@ int ts_cli_merge(int argc, char **argv);
 int ts_cli_certify(int argc, char **argv);
 int ts_cli_check(int argc, char **argv);
 int ts_cli_testee(int argc, char **argv);
+int ts_cli_gen(int argc, char **argv);
 
 #endif

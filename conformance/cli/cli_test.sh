@@ -74,6 +74,15 @@ expect_ok example '"responseId":"resp_triage"' merge --example </dev/null
 printf '{"contents":[{"$type":"text","text":"a"}]}\n' >"$TMP/in"; expect_ok response_id_option '^\{"responseId":"turn-7"' merge --response-id turn-7 <"$TMP/in"
 printf '\xef\xbb\xbf%s\r\n%s\r\n' "$ok_line" "$ok_line" >"$TMP/in"; expect_ok bom_and_crlf '"text":"hihi"' merge <"$TMP/in"
 
+# turnstile gen: deterministic streams that the reference merges.
+name=gen_is_deterministic_and_mergeable
+"$TURNSTILE" gen --seed 7 >"$TMP/g1" && "$TURNSTILE" gen --seed 7 >"$TMP/g2" && cmp -s "$TMP/g1" "$TMP/g2" \
+    && "$TURNSTILE" merge "$TMP/g1" >/dev/null && passed=$((passed + 1)) || fail "gen --seed 7 not deterministic or not mergeable"
+name=gen_count_to_directory
+"$TURNSTILE" gen --seed 3 --count 20 --out "$TMP/gen" && [ "$(ls "$TMP/gen" | wc -l)" -eq 20 ] \
+    && for f in "$TMP/gen"/*; do "$TURNSTILE" merge "$f" >/dev/null || exit 1; done && passed=$((passed + 1)) || fail "gen --count 20 --out"
+expect_error gen_count_needs_out 2 'needs --out' gen --count 3 </dev/null
+
 # D1: the same input gives the same bytes.
 name=deterministic_output
 "$TURNSTILE" merge --example >"$TMP/a" && "$TURNSTILE" merge --example >"$TMP/b" && cmp -s "$TMP/a" "$TMP/b" \

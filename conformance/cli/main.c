@@ -14,6 +14,7 @@ static const subcommand subcommands[] = {
     {"certify", ts_cli_certify, "run the conformance suite against an implementation (or the reference)"},
     {"check", ts_cli_check, "run the conformance checkers on a recorded stream and response"},
     {"testee", ts_cli_testee, "answer conformance requests on stdin/stdout with the reference"},
+    {"gen", ts_cli_gen, "write adversarial update streams (the fuzzers' generator)"},
 };
 
 static void usage(FILE *to) {

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# ci/clusterfuzzlite_local.sh — runs .clusterfuzzlite/build.sh the way OSS-Fuzz/ClusterFuzzLite
+# would ($CC, $CFLAGS, $LIB_FUZZING_ENGINE, $OUT), then runs every packed target over its packed
+# seed corpus, so the continuous-fuzzing build cannot rot unnoticed. Ends "N passed, N failed".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ci/setup.sh
+command -v zip >/dev/null || { echo "ci/clusterfuzzlite_local.sh: installing zip" >&2; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zip >/dev/null; }
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+CC=clang CFLAGS="-fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=all -g -O1" \
+    LIB_FUZZING_ENGINE="-fsanitize=fuzzer" OUT="$out" SRC="$(cd .. && pwd)" bash .clusterfuzzlite/build.sh
+passed=0 failed=0
+for target in merge_bytes merge_structured differential codec_roundtrip; do
+    mkdir -p "$out/$target.corpus"
+    (cd "$out/$target.corpus" && python3 -m zipfile -e "$out/${target}_seed_corpus.zip" .)
+    if [ -x "$out/$target" ] && "$out/$target" -runs=0 "$out/$target.corpus" >"$out/$target.log" 2>&1 && grep -q "^Done" "$out/$target.log"; then
+        echo "PASS $target: built, $(ls "$out/$target.corpus" | wc -l) seeds replayed"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $target"; tail -5 "$out/$target.log" 2>/dev/null
+        failed=$((failed + 1))
+    fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

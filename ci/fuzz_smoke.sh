@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# ci/fuzz_smoke.sh — every fuzz target for a bounded time under libFuzzer + ASan + UBSan.
+#
+# usage: ci/fuzz_smoke.sh [SECONDS_PER_TARGET]     (default 60; .ci/run uses a short budget)
+# Each target starts from a writable copy of corpora/<t>/seeds and regressions, with its
+# dictionary. A crash fails the job and leaves the reproducer in $FUZZ_OUT (default
+# /tmp/turnstile-fuzz) with the command that replays it. Ends with "N passed, N failed".
+# Also builds every target for AFL++ (afl-clang-fast, persistent mode) so that config stays green.
+set -euo pipefail
+seconds="${1:-60}"
+cd "$(dirname "$0")/.."
+ci/setup.sh
+out="${FUZZ_OUT:-/tmp/turnstile-fuzz}"
+rm -rf "$out"
+mkdir -p "$out"
+targets=(merge_bytes merge_structured differential codec_roundtrip)
+bazel build --config=libfuzzer $(printf '//fuzz:%s_bin ' "${targets[@]}") >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+bazel build --config=afl $(printf '//fuzz:%s_bin ' "${targets[@]}") >>"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+bin="$(bazel info --config=libfuzzer bazel-bin 2>/dev/null)/fuzz"
+passed=0 failed=0
+for t in "${targets[@]}"; do
+    mkdir -p "$out/$t/corpus"
+    cp corpora/$t/seeds/* "$out/$t/corpus/" 2>/dev/null || true
+    find corpora/$t/regressions -type f ! -name 'README*' -exec cp {} "$out/$t/corpus/" \;
+    dict=(); [ -f fuzz/$t.dict ] && dict=(-dict=fuzz/$t.dict)
+    if TURNSTILE_FINDINGS_DIR="$out/$t" "$bin/${t}_bin" "${dict[@]}" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=4096 \
+        -print_final_stats=1 -artifact_prefix="$out/$t/" "$out/$t/corpus" >"$out/$t/log" 2>&1; then
+        stats=$(grep -E '^stat::(number_of_executed_units|average_exec_per_sec)' "$out/$t/log" | awk '{print $2}' | paste -sd' ')
+        cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$out/$t/log" | tail -1)
+        echo "PASS $t: $stats executions, exec/s; $cov"
+        passed=$((passed + 1))
+    else
+        crash=$(ls "$out/$t"/crash-* "$out/$t"/timeout-* "$out/$t"/oom-* 2>/dev/null | head -1)
+        echo "FAIL $t: $(grep -m1 -E '==turnstile==|ERROR: libFuzzer|SUMMARY' "$out/$t/log")"
+        echo "     reproduce: $bin/${t}_bin $crash   (then add it to corpora/$t/regressions/)"
+        failed=$((failed + 1))
+    fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
