@@ -220,6 +220,9 @@ static void record_error(ts_case_result *r, ts_testee *testee, const ts_call_res
     r->verdict = TS_VERDICT_ERROR;
     r->outcome = ts_call_status_name(call->status);
     snprintf(r->detail, sizeof r->detail, "%s", call->detail);
+    if (call->status != TS_CALL_UNAVAILABLE)
+        fprintf(stderr, "turnstile certify: %s on %s (%s); restarting the testee for the next case\n",
+                r->outcome, r->c->id, call->detail);
     const char *tail = ts_testee_stderr_tail(testee);
     if (tail && *tail) r->stderr_tail = copy_text(tail, strlen(tail));
 }
