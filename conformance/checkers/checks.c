@@ -554,6 +554,7 @@ static int candidate_score(const ts_expected_message *m, const ts_json *got) {
     ts_str agent = answer_string(got, "agentId"), created = answer_string(got, "createdAt");
     ts_instant at;
     if (ts_str_eq_nocase(role, m->role.ptr ? m->role : ts_str_from("assistant"))) score += 64;
+    if (ts_str_eq(role, m->role.ptr ? m->role : ts_str_from("assistant"))) score += 1; /* the same spelling */
     if (ts_str_eq(ts_str_nonempty(author) ? author : (ts_str){NULL, 0}, m->author_name)) score += 32;
     if (created.ptr ? m->has_created_at && ts_instant_parse(created.ptr, created.len, &at, NULL) &&
                           ts_instant_compare(at, m->created_at) == 0
@@ -565,6 +566,82 @@ static int candidate_score(const ts_expected_message *m, const ts_json *got) {
     if (answer_has == (m->has_additional && m->additional.count > 0)) score += 4;
     if (ts_str_nonempty(agent) && ts_str_eq(agent, m->agent_id)) score += 2;
     return score;
+}
+
+/* How many ordering constraints (I3, O1, O2, I2) an assignment breaks: hit_of[i] is the
+ * expected message of answer message i, or -1. */
+static size_t order_violations(const ts_expectation *e, const long *hit_of, size_t am) {
+    size_t violations = 0;
+    size_t *left = calloc(e->group_count + 1, sizeof *left); /* 1 + answer index where the group was left */
+    if (!left) return 0;
+    long previous_group = -1;
+    for (size_t i = 0; i < am; i++) {
+        if (hit_of[i] < 0) continue;
+        long g = (long)e->messages[hit_of[i]].group;
+        if (previous_group >= 0 && g != previous_group) left[previous_group] = 1;
+        if (left[g]) violations++;
+        previous_group = g;
+    }
+    free(left);
+    for (size_t x = 0; x < am; x++) {
+        if (hit_of[x] < 0) continue;
+        const ts_expected_message *mx = &e->messages[hit_of[x]];
+        for (size_t y = x + 1; y < am; y++) {
+            if (hit_of[y] < 0) continue;
+            const ts_expected_message *my = &e->messages[hit_of[y]];
+            if (mx->group != my->group) continue;
+            if (mx->has_created_at && my->has_created_at) {
+                int c = ts_instant_compare(mx->created_at, my->created_at);
+                violations += c > 0 || (c == 0 && mx->first_arrival > my->first_arrival);
+            } else if (!mx->has_created_at && !my->has_created_at) {
+                violations += mx->first_arrival > my->first_arrival;
+            }
+        }
+    }
+    return violations;
+}
+
+/* Indistinguishable expected messages (same id, contents and fields) may sit in different
+ * groups or arrival positions; which answer message is which is then a choice, and the answer
+ * is valid if some choice satisfies the rules. Starting from the greedy matching, swap the
+ * choices of two tied answer messages whenever their candidates fit each equally well and the
+ * swap breaks fewer ordering constraints, until no swap helps. */
+static void improve_ties(const ts_expectation *e, const ts_json *messages, long *hit_of, const bool *tied_of, size_t am) {
+    size_t tied_count = 0;
+    for (size_t i = 0; i < am; i++) tied_count += tied_of[i];
+    if (tied_count == 0) return;
+    size_t best = order_violations(e, hit_of, am);
+    for (int round = 0; round < 50 && best > 0; round++) {
+        bool improved = false;
+        for (size_t i = 0; i < am && best > 0; i++) {
+            if (!tied_of[i] || hit_of[i] < 0) continue;
+            for (size_t j = 0; j < am && best > 0; j++) {
+                if (j == i || hit_of[j] < 0 || !ts_str_eq(e->messages[hit_of[i]].message_id, e->messages[hit_of[j]].message_id))
+                    continue;
+                const ts_json *gi = &messages->u.a.items[i], *gj = &messages->u.a.items[j];
+                const ts_expected_message *mi = &e->messages[hit_of[i]], *mj = &e->messages[hit_of[j]];
+                if (candidate_score(mi, gi) != candidate_score(mj, gi) || candidate_score(mj, gj) != candidate_score(mi, gj))
+                    continue;
+                if (mi->content_count != mj->content_count) continue;
+                bool same_contents = true;
+                for (size_t c = 0; c < mi->content_count && same_contents; c++)
+                    same_contents = ts_json_equal(&mi->contents[c], &mj->contents[c]);
+                if (!same_contents) continue;
+                long swap = hit_of[i];
+                hit_of[i] = hit_of[j];
+                hit_of[j] = swap;
+                size_t now = order_violations(e, hit_of, am);
+                if (now < best) {
+                    best = now;
+                    improved = true;
+                } else {
+                    hit_of[j] = hit_of[i];
+                    hit_of[i] = swap;
+                }
+            }
+        }
+        if (!improved) break;
+    }
 }
 
 static bool check_merge_in(ts_arena *arena, const ts_update *updates, size_t count, ts_str host_id,
@@ -621,9 +698,10 @@ static bool check_merge_in(ts_arena *arena, const ts_update *updates, size_t cou
      * rules; this finds it for every case the fuzzers have produced.) */
     long *hit_of = ts_arena_alloc(arena, (am + 1) * sizeof *hit_of);
     bool *differ_of = ts_arena_calloc(arena, am + 1, sizeof *differ_of);
+    bool *tied_of = ts_arena_calloc(arena, am + 1, sizeof *tied_of);
     ts_json **norms = ts_arena_calloc(arena, am + 1, sizeof *norms);
     size_t *norm_counts = ts_arena_calloc(arena, am + 1, sizeof *norm_counts);
-    if (!hit_of || !differ_of || !norms || !norm_counts) return false;
+    if (!hit_of || !differ_of || !tied_of || !norms || !norm_counts) return false;
     for (size_t i = 0; i < am; i++) {
         hit_of[i] = -1;
         size_t count_c;
@@ -640,24 +718,29 @@ static bool check_merge_in(ts_arena *arena, const ts_update *updates, size_t cou
             if (i > 0 && hit_of[i - 1] >= 0) neighbour_group = (long)e.messages[hit_of[i - 1]].group;
             else if (i + 1 < am && hit_of[i + 1] >= 0) neighbour_group = (long)e.messages[hit_of[i + 1]].group;
             long best = -1;
-            int best_score = -1, tied = 0;
+            int best_score = -1, best_base = -1, tied = 0; /* tied: others with the best base score */
             for (size_t k = 0; k < em; k++) {
                 const ts_expected_message *m = &e.messages[k];
                 if (m->omitted || used[k] || !ts_str_eq(m->message_id, id) ||
                     !same_form(exp_norm[k], exp_norm_count[k], norms[i], norm_counts[i]))
                     continue;
-                int score = candidate_score(m, got) + (pass > 0 && (long)m->group == neighbour_group ? 1 : 0);
+                int base = candidate_score(m, got);
+                int score = 2 * base + (pass > 0 && (long)m->group == neighbour_group ? 1 : 0);
+                if (base > best_base) {
+                    best_base = base;
+                    tied = 0;
+                } else if (base == best_base) {
+                    tied++;
+                }
                 if (score > best_score) {
                     best_score = score;
                     best = (long)k;
-                    tied = 0;
-                } else if (score == best_score) {
-                    tied++;
                 }
             }
-            if (best >= 0 && (tied == 0 || pass == 1)) { /* a tie goes to the earliest */
+            if (best >= 0 && (tied == 0 || pass == 1)) { /* a tie goes to the neighbour's group, for now */
                 hit_of[i] = best;
                 used[best] = true;
+                tied_of[i] = tied > 0;
             }
         }
     }
@@ -672,6 +755,7 @@ static bool check_merge_in(ts_arena *arena, const ts_update *updates, size_t cou
             }
         }
     }
+    improve_ties(&e, messages, hit_of, tied_of, am);
     size_t np = 0;
     for (size_t i = 0; i < am; i++) {
         if (hit_of[i] < 0) {

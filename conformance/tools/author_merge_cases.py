@@ -191,6 +191,16 @@ case("Merge.I3.three_agents_untimestamped", ["I3", "I2", "G1"],
       upd("R3", "c2", contents=[text("c2")]), upd("R2", "b2", contents=[text("b2")])],
      ["c1", "c2", "a1", "a2", "b1", "b2"], {"responseId": "R3"})
 
+case("Merge.I3.identical_messages_in_two_groups", ["I3", "M2", "O1"],
+     "Found by fuzzing: messages with the same id and identical fields in two response groups; a checker must "
+     "tell them apart by their groups, not flag the valid order.",
+     [{'responseId': 'r0', 'role': 'assistant', 'agentId': '', 'contents': []}, {'responseId': 'r3', 'messageId': 'm0', 'createdAt': '9999-12-31T23:59:59.9999999+00:00', 'agentId': 'agent3', 'contents': []}, {'responseId': 'r3', 'messageId': 'm1', 'createdAt': '2026-05-13T10:00:00.0000038+00:00', 'role': 'assistant', 'authorName': 'author0', 'agentId': 'agent0', 'finishReason': 'stop', 'continuationToken': 'AQID', 'additionalProperties': {'p0': 0}, 'traceId': 't0', 'contents': []}, {'responseId': 'r0', 'messageId': 'm1', 'createdAt': '2026-05-13T10:00:00.0000038+00:00', 'role': 'assistant', 'authorName': 'author0', 'agentId': 'agent0', 'finishReason': 'stop', 'continuationToken': 'AQID', 'additionalProperties': {'p0': 0}, 'traceId': 't0', 'contents': []}],
+     ["m1", "m1", "m0"])
+case("Merge.I3.same_id_split_by_role_across_groups", ["I3", "M4", "I2", "O3"],
+     "Found by fuzzing: m1 split by a role change, m0 in two groups (one spelled Assistant), mixed timestamps.",
+     [{'responseId': 'r2', 'messageId': 'm0', 'role': 'Assistant', 'contents': []}, {'responseId': 'r0', 'messageId': 'm1', 'createdAt': '9999-12-31T23:59:59.9999999+00:00', 'role': 'system', 'finishReason': 'stop', 'continuationToken': 'AQID', 'additionalProperties': {'p0': 0}, 'traceId': 't0', 'contents': []}, {'responseId': 'r0', 'messageId': 'm1', 'createdAt': '2026-05-13T09:59:58+00:00', 'role': 'assistant', 'authorName': 'author0', 'agentId': 'agent0', 'contents': [{'callId': 'c0', '$type': 'functionResult', 'result': {'ok': True, 'v': [1, 2, None]}}, {'callId': 'c0', '$type': 'functionResult', 'result': {'ok': True, 'v': [1, 2, None]}}]}, {'responseId': 'r0', 'messageId': 'm1', 'contents': [{'callId': 'c0', '$type': 'functionResult', 'result': {'ok': True, 'v': [1, 2, None]}}, {'callId': 'c0', '$type': 'functionResult', 'result': {'ok': True, 'v': [1, 2, None]}}]}, {'responseId': 'r0', 'messageId': 'm1', 'createdAt': '2026-05-13T09:59:56+00:00', 'contents': [{'$type': 'error', 'message': '0é\x01\n\u2028'}]}, {'responseId': 'r1', 'messageId': 'm2', 'contents': [{'plain': True}, {'$type': 'text', 'text': '😀שלוםé'}]}, {'responseId': 'r0', 'messageId': 'm0', 'contents': []}, {'responseId': 'r0', 'messageId': 'm0', 'contents': []}],
+     ["m0", "m1", "m0", "m1", "m2"])
+
 # ---------------------------------------------------------------- M1
 case("Merge.M1.dangling_first_stays_first", ["M1", "I2"],
      "Seed medium test 5 (decided against the old behaviour): a dangling update that arrives first is not moved after keyed messages.",
