@@ -236,10 +236,11 @@ void ts_codec_write_string(ts_buf *buf, ts_str s) {
     ts_buf_append_char(buf, '"');
 }
 
-/* ECMAScript writes reals below 1e21 without an exponent ("100000000000000000000"); beyond
- * int64 such digits read back as an integer that SPEC W2 (and jansson) reject. Such a number is
- * rewritten in exponent form with the same digits ("1e+20"), so that every number turnstile
- * writes, it reads back as the same double. Returns the new length. */
+/* ECMAScript writes reals below 1e21 without an exponent ("100000000000000000000"). From 2^53
+ * on, such digits are not the double's exact value, and a reader that keeps integers exact
+ * (jansson, and SPEC W2 beyond int64) reads them as another number or rejects them. Such a
+ * number is rewritten in exponent form with the same digits ("1e+20"), so that every number
+ * turnstile writes reads back as the same double. Returns the new length. */
 static size_t integer_free(char num[TS_NUMFMT_MAX], size_t n) {
     if (memchr(num, '.', n) || memchr(num, 'e', n)) return n;
     bool negative = num[0] == '-';
@@ -287,7 +288,7 @@ static bool write_value(ts_buf *buf, const ts_json *v, ts_write_style style, int
     case TS_JSON_REAL: {
         size_t n = ts_format_double(v->u.r, num);
         if (n == 0) return false;
-        if (v->u.r >= 9223372036854775808.0 || v->u.r < -9223372036854775808.0) n = integer_free(num, n);
+        if (v->u.r >= 9007199254740992.0 || v->u.r <= -9007199254740992.0) n = integer_free(num, n);
         ts_buf_append(buf, num, n);
         return true;
     }

@@ -568,10 +568,25 @@ static int candidate_score(const ts_expected_message *m, const ts_json *got) {
     return score;
 }
 
-/* How many ordering constraints (I3, O1, O2, I2) an assignment breaks: hit_of[i] is the
+/* How many ordering constraints (I3, O1, O2, I2, O3) an assignment breaks: hit_of[i] is the
  * expected message of answer message i, or -1. */
 static size_t order_violations(const ts_expectation *e, const long *hit_of, size_t am) {
     size_t violations = 0;
+    size_t *want = malloc((e->message_count + 1) * sizeof *want);
+    for (size_t g = 0; want && g < e->group_count; g++) { /* O3: each group in earliest-placement order */
+        size_t count = o3_order(e, g, want), w = 0;
+        for (size_t i = 0; i < am; i++) {
+            if (hit_of[i] < 0 || e->messages[hit_of[i]].group != g) continue;
+            bool matched_later = false; /* skip wanted messages the answer does not have */
+            while (w < count && !matched_later) {
+                for (size_t k = 0; k < am && !matched_later; k++) matched_later = hit_of[k] == (long)want[w];
+                if (!matched_later) w++;
+            }
+            if (w < count && (long)want[w] != hit_of[i]) violations++;
+            w++;
+        }
+    }
+    free(want);
     size_t *left = calloc(e->group_count + 1, sizeof *left); /* 1 + answer index where the group was left */
     if (!left) return 0;
     long previous_group = -1;

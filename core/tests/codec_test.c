@@ -556,9 +556,10 @@ static void string_escapes(void) {
 
 static void numbers(void) {
     CHECK_REWRITE("[1.0, 0.1, 1e21, 1E-7]", TS_WRITE_COMPACT, "[1,0.1,1e+21,1e-7]");
-    /* Reals beyond int64 that ECMAScript writes as digits are written with an exponent, so
-     * that they read back (as reals) instead of as integers that SPEC W2 rejects. */
-    CHECK_REWRITE("[1E20, -1.5e20, 9.5e18, 9e18]", TS_WRITE_COMPACT, "[1e+20,-1.5e+20,9.5e+18,9000000000000000000]");
+    /* Reals from 2^53 on that ECMAScript writes as bare digits are written with an exponent,
+     * so that they read back as the same double (not as another integer, or a rejected one). */
+    CHECK_REWRITE("[1E20, -1.5e20, 9.5e18, 9e18, 9007199254740991.0, 539223372036854775807e-2]", TS_WRITE_COMPACT,
+                  "[1e+20,-1.5e+20,9.5e+18,9e+18,9007199254740991,5.392233720368548e+18]");
     CHECK_REWRITE("[0, -0, 0.0, -0.0, 1E2, 1e+2, 2.50, 100e-2]", TS_WRITE_COMPACT,
                   "[0,0,0,0,100,100,2.5,1]");
     CHECK_REWRITE("[9223372036854775807,-9223372036854775808,-1,123456789012]", TS_WRITE_COMPACT,
