@@ -79,7 +79,42 @@ void ts_report_text(FILE *out, const ts_certification *c, const char *replay, bo
 
 /* ------------------------------------------------------------------------------ JSON ------- */
 
-static void json_str(ts_buf *b, const char *s) { ts_codec_write_string(b, ts_str_from(s ? s : "")); }
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 when the byte there starts none. */
+static size_t utf8_sequence(const unsigned char *s, size_t left) {
+    unsigned char c = s[0];
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || n > left) return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    if (n == 2 && c < 0xC2) return 0;                                /* overlong */
+    if (n == 3 && c == 0xE0 && s[1] < 0xA0) return 0;                /* overlong */
+    if (n == 3 && c == 0xED && s[1] >= 0xA0) return 0;               /* a surrogate */
+    if (n == 4 && ((c == 0xF0 && s[1] < 0x90) || c > 0xF4 || (c == 0xF4 && s[1] >= 0x90))) return 0;
+    return n;
+}
+
+/* Testee output and excerpts may hold anything: reports carry it as valid UTF-8, each byte
+ * that starts no valid character replaced by U+FFFD. */
+static void valid_utf8(const char *s, size_t len, ts_buf *out) {
+    for (size_t i = 0; i < len;) {
+        size_t n = utf8_sequence((const unsigned char *)s + i, len - i);
+        if (n) {
+            ts_buf_append(out, s + i, n);
+            i += n;
+        } else {
+            ts_buf_append(out, "\xEF\xBF\xBD", 3);
+            i++;
+        }
+    }
+}
+
+static void json_str(ts_buf *b, const char *s) {
+    ts_buf clean;
+    ts_buf_init(&clean);
+    valid_utf8(s ? s : "", s ? strlen(s) : 0, &clean);
+    ts_codec_write_string(b, (ts_str){clean.data ? clean.data : "", clean.len});
+    ts_buf_free(&clean);
+}
 
 bool ts_report_json(const char *path, const ts_certification *c, const char *suite_root) {
     ts_buf b;
@@ -157,16 +192,22 @@ bool ts_report_json(const char *path, const ts_certification *c, const char *sui
 
 /* ----------------------------------------------------------------------------- JUnit ------- */
 
-static void xml_escaped(ts_buf *b, const char *s) {
-    for (; s && *s; s++) {
+static void xml_escaped(ts_buf *b, const char *raw) {
+    ts_buf clean;
+    ts_buf_init(&clean);
+    valid_utf8(raw ? raw : "", raw ? strlen(raw) : 0, &clean);
+    for (const char *s = clean.data; s && *s; s++) {
         unsigned char ch = (unsigned char)*s;
         if (ch == '<') ts_buf_append_str(b, "&lt;");
         else if (ch == '>') ts_buf_append_str(b, "&gt;");
         else if (ch == '&') ts_buf_append_str(b, "&amp;");
         else if (ch == '"') ts_buf_append_str(b, "&quot;");
-        else if (ch < 0x20 && ch != '\n' && ch != '\t') ts_buf_appendf(b, "&#x%x;", 0xfffd); /* not allowed in XML 1.0 */
+        else if (ch == '\n') ts_buf_append_str(b, "&#10;");
+        else if (ch == '\t') ts_buf_append_str(b, "&#9;");
+        else if (ch < 0x20) ts_buf_appendf(b, "&#x%x;", 0xfffd); /* not allowed in XML 1.0 */
         else ts_buf_append_char(b, (char)ch);
     }
+    ts_buf_free(&clean);
 }
 
 bool ts_report_junit(const char *path, const ts_certification *c) {
@@ -188,7 +229,9 @@ bool ts_report_junit(const char *path, const ts_certification *c) {
         /* classname: the case id without its last segment (Merge.I2), so CI groups by rule. */
         const char *last = strrchr(r->c->id, '.');
         ts_buf_append_str(&b, "<testcase classname=\"");
-        ts_buf_append(&b, r->c->id, last ? (size_t)(last - r->c->id) : strlen(r->c->id));
+        char classname[256];
+        snprintf(classname, sizeof classname, "%.*s", (int)(last ? (size_t)(last - r->c->id) : strlen(r->c->id)), r->c->id);
+        xml_escaped(&b, classname);
         ts_buf_append_str(&b, "\" name=\"");
         xml_escaped(&b, r->c->id);
         ts_buf_append_str(&b, "\">");

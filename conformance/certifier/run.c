@@ -223,8 +223,12 @@ static void record_error(ts_case_result *r, ts_testee *testee, const ts_call_res
     if (call->status != TS_CALL_UNAVAILABLE)
         fprintf(stderr, "turnstile certify: %s on %s (%s); restarting the testee for the next case\n",
                 r->outcome, r->c->id, call->detail);
-    const char *tail = ts_testee_stderr_tail(testee);
-    if (tail && *tail) r->stderr_tail = copy_text(tail, strlen(tail));
+    size_t tail_len = 0;
+    const char *tail = ts_testee_stderr_tail(testee, &tail_len);
+    if (tail && tail_len && (r->stderr_tail = copy_text(tail, tail_len)))
+        for (size_t i = 0; i < tail_len; i++) /* keep what follows a NUL: reports are C strings */
+            if (r->stderr_tail[i] == '\0') r->stderr_tail[i] = ' ';
+    ts_testee_clear_stderr_tail(testee); /* the next error gets only what follows */
 }
 
 static void blame_double_answer(ts_case_result *previous) {
@@ -289,6 +293,13 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
         r->c = c;
         ts_findings_init(&r->findings);
         ts_testee_call(testee, c->request, c->request_len, &answer, &call);
+        if (call.status == TS_CALL_EXITED && call.code == 0) {
+            /* A clean exit before answering is most likely a testee that ended after its last
+             * answer, before it read this request: send it once more to the restarted one. */
+            bool extra = call.extra_output;
+            ts_testee_call(testee, c->request, c->request_len, &answer, &call);
+            call.extra_output |= extra;
+        }
         if (call.extra_output) blame_double_answer(previous);
         /* A line carrying the previous case's id is a late second answer to it: blame that
          * case and read on for this one. */
@@ -313,14 +324,14 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
             if (call.status == TS_CALL_ANSWERED) {
                 ts_arena arena;
                 ts_arena_init(&arena);
-                ts_json first, second;
+                ts_json first = ts_json_make_null(), second = ts_json_make_null();
                 ts_error err;
-                same = ts_codec_parse(&arena, r->answer, strlen(r->answer), &first, &err) &&
-                       ts_codec_parse(&arena, answer.data ? answer.data : "", answer.len, &second, &err) &&
-                       ts_json_equal(&first, &second);
+                bool first_ok = ts_codec_parse(&arena, r->answer, strlen(r->answer), &first, &err);
+                bool second_ok = first_ok && ts_codec_parse(&arena, answer.data ? answer.data : "", answer.len, &second, &err);
+                same = second_ok && ts_json_equal(&first, &second);
                 if (!same) {
                     char where[500] = "the second answer is not JSON";
-                    if (first.kind == TS_JSON_OBJECT && second.kind == TS_JSON_OBJECT)
+                    if (second_ok && first.kind == TS_JSON_OBJECT && second.kind == TS_JSON_OBJECT)
                         ts_json_first_difference(&first, &second, where, sizeof where);
                     ts_findings_add(&r->findings, "D1", "the same request, sent again later, drew another answer: %s", where);
                 }

@@ -84,7 +84,16 @@ static bool load_case(ts_suite *suite, const char *dir, const ts_json *entry, ts
     c->description = ts_str_dup(arena, ts_json_string(ts_json_get(entry, "description"))).ptr;
     c->rules = ts_arena_calloc(arena, rules->u.a.count + 1, sizeof *c->rules);
     if (!c->id || !c->rules) return fail(err, path, "out of memory");
-    for (size_t i = 0; i < rules->u.a.count; i++) c->rules[c->rule_count++] = ts_json_string(&rules->u.a.items[i]).ptr;
+    for (size_t i = 0; i < rules->u.a.count; i++) {
+        ts_str rule = ts_json_string(&rules->u.a.items[i]);
+        if (!rule.ptr) return fail(err, path, "a case's \"rules\" must be strings");
+        c->rules[c->rule_count++] = rule.ptr;
+    }
+    for (size_t k = 0; k < id.len; k++) { /* PROTOCOL.md: ids of [A-Za-z0-9_.] (globs, XML, replay) */
+        char ch = id.ptr[k];
+        if (!((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '.'))
+            return fail(err, path, "a case id may hold only A-Z, a-z, 0-9, '_' and '.'");
+    }
     snprintf(path, sizeof path, "%s/%.*s", dir, (int)input.len, input.ptr);
     c->source = ts_str_dup(arena, ts_str_from(path)).ptr;
     size_t len;

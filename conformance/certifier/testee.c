@@ -75,10 +75,17 @@ static void keep_stderr(ts_testee *t, const char *data, size_t n) {
 
 static void drain_stderr(ts_testee *t) {
     char buf[4096];
-    for (;;) {
+    while (t->err_from_child >= 0) {
         ssize_t n = read(t->err_from_child, buf, sizeof buf);
-        if (n <= 0) break;
-        keep_stderr(t, buf, (size_t)n);
+        if (n > 0) {
+            keep_stderr(t, buf, (size_t)n);
+        } else {
+            if (n == 0) { /* the testee closed stderr: stop polling it (poll ignores -1) */
+                close(t->err_from_child);
+                t->err_from_child = -1;
+            }
+            break;
+        }
     }
 }
 
@@ -86,12 +93,16 @@ static bool start_child(ts_testee *t, char *why, size_t why_size) {
     int in[2], out[2], err[2];
     if (pipe(in) != 0) goto fail;
     if (pipe(out) != 0) {
+        int saved = errno;
         close(in[0]);
         close(in[1]);
+        errno = saved;
         goto fail;
     }
     if (pipe(err) != 0) {
+        int saved = errno;
         close(in[0]); close(in[1]); close(out[0]); close(out[1]);
+        errno = saved;
         goto fail;
     }
     int exec_report[2]; /* close-on-exec: a byte here means execvp failed */
@@ -107,6 +118,7 @@ static bool start_child(ts_testee *t, char *why, size_t why_size) {
         goto fail;
     }
     if (pid == 0) {
+        setpgid(0, 0); /* its own process group: a kill reaches its children too */
         dup2(in[0], 0);
         dup2(out[1], 1);
         dup2(err[1], 2);
@@ -130,6 +142,8 @@ static bool start_child(ts_testee *t, char *why, size_t why_size) {
         waitpid(pid, NULL, 0);
         return false;
     }
+    setpgid(pid, pid); /* also here, so that there is no race with the child's own call */
+    fcntl(in[1], F_SETFL, O_NONBLOCK); /* a large request must not block past the timeout */
     fcntl(out[0], F_SETFL, O_NONBLOCK);
     fcntl(err[0], F_SETFL, O_NONBLOCK);
     fcntl(in[1], F_SETFD, FD_CLOEXEC);
@@ -155,6 +169,7 @@ static void stop_child(ts_testee *t, bool kill_it, ts_call_result *result) {
     int status = 0;
     pid_t done = waitpid(t->pid, &status, WNOHANG);
     if (done == 0 && kill_it) {
+        kill(-t->pid, SIGKILL); /* the whole process group */
         kill(t->pid, SIGKILL);
         done = waitpid(t->pid, &status, 0);
     } else if (done == 0) {
@@ -162,6 +177,7 @@ static void stop_child(ts_testee *t, bool kill_it, ts_call_result *result) {
         struct timespec pause = {0, 10 * 1000 * 1000};
         while ((done = waitpid(t->pid, &status, WNOHANG)) == 0 && now_seconds() < deadline) nanosleep(&pause, NULL);
         if (done == 0) {
+            kill(-t->pid, SIGKILL);
             kill(t->pid, SIGKILL);
             done = waitpid(t->pid, &status, 0);
         }
@@ -175,9 +191,10 @@ static void stop_child(ts_testee *t, bool kill_it, ts_call_result *result) {
             result->code = WEXITSTATUS(status);
         }
     }
+    if (done > 0) kill(-t->pid, SIGKILL); /* leftovers of its process group, if any */
     drain_stderr(t);
-    close(t->from_child);
-    close(t->err_from_child);
+    if (t->from_child >= 0) close(t->from_child);
+    if (t->err_from_child >= 0) close(t->err_from_child);
     t->from_child = t->err_from_child = -1;
     t->pid = -1;
     t->dead = true;
@@ -231,16 +248,19 @@ static bool append_pending(ts_testee *t, const char *data, size_t n) {
 bool ts_testee_has_extra_output(ts_testee *t) {
     if (t->in_process || t->dead || t->pid <= 0) return false;
     char buf[65536];
+    bool gone = false;
     for (;;) { /* take what is there right now, without waiting */
         ssize_t n = read(t->from_child, buf, sizeof buf);
+        if (n == 0) gone = true; /* it exited between two requests */
         if (n <= 0) break;
-        append_pending(t, buf, (size_t)n);
+        if (!append_pending(t, buf, (size_t)n)) break;
     }
     drain_stderr(t);
     bool extra = false;
     for (size_t i = 0; i < t->pending_len; i++)
         if (t->pending[i] != ' ' && t->pending[i] != '\n' && t->pending[i] != '\r' && t->pending[i] != '\t') extra = true;
     t->pending_len = 0; /* discard it: it belongs to no request */
+    if (gone) stop_child(t, false, NULL); /* restarted by the next call, not blamed on it */
     return extra;
 }
 
@@ -298,7 +318,7 @@ void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answe
         struct pollfd fds[3] = {{t->from_child, POLLIN, 0}, {t->err_from_child, POLLIN, 0},
                                 {t->to_child, POLLOUT, 0}};
         int nfds = sent < total ? 3 : 2;
-        int ready = poll(fds, (nfds_t)nfds, (int)(left * 1000) + 1);
+        int ready = poll(fds, (nfds_t)nfds, left > 1e6 ? 1000000000 : (int)(left * 1000) + 1);
         if (ready < 0 && errno != EINTR) break;
         if (nfds == 3 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
             ssize_t n = sent < len ? write(t->to_child, request + sent, len - sent) : write(t->to_child, "\n", 1);
@@ -325,7 +345,15 @@ void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answe
     stop_child(t, true, result);
 }
 
-const char *ts_testee_stderr_tail(const ts_testee *t) { return t->tail; }
+const char *ts_testee_stderr_tail(const ts_testee *t, size_t *len) {
+    if (len) *len = t->tail_len;
+    return t->tail;
+}
+
+void ts_testee_clear_stderr_tail(ts_testee *t) {
+    t->tail_len = 0;
+    t->tail[0] = '\0';
+}
 int ts_testee_restarts(const ts_testee *t) { return t->restarts; }
 const char *ts_testee_description(const ts_testee *t) { return t->description; }
 

@@ -55,9 +55,10 @@ void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answe
 /* Checks whether the testee wrote anything after its last answer (a second answer). */
 bool ts_testee_has_extra_output(ts_testee *t);
 
-/* The last few KiB the testee wrote on stderr ("" for in-process), and how often it was
- * restarted. */
-const char *ts_testee_stderr_tail(const ts_testee *t);
+/* The last few KiB the testee wrote on stderr ("" for in-process; may hold NUL bytes, hence
+ * the length), how often it was restarted; and forgetting the tail. */
+const char *ts_testee_stderr_tail(const ts_testee *t, size_t *len);
+void ts_testee_clear_stderr_tail(ts_testee *t);
 int ts_testee_restarts(const ts_testee *t);
 const char *ts_testee_description(const ts_testee *t);
 
