@@ -19,25 +19,6 @@
 static const char *const case_dirs[] = {"conformance/cases/merge/", "conformance/cases/merge-generated/"};
 enum { CASE_DIRS = sizeof case_dirs / sizeof case_dirs[0] };
 
-static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *data = malloc((size_t)size + 1);
-    if (data && fread(data, 1, (size_t)size, f) != (size_t)size) {
-        free(data);
-        data = NULL;
-    }
-    fclose(f);
-    if (data) {
-        data[size] = '\0';
-        *len = (size_t)size;
-    }
-    return data;
-}
-
 /* Follows a check path such as "messages[1].contents[0].text" or "usage.additionalCounts.x". */
 static const ts_json *lookup(const ts_json *root, const char *path) {
     const ts_json *cur = root;
@@ -141,9 +122,9 @@ static void run_case(const char *dir, const ts_json *c) {
     char path[512];
     size_t input_len = 0, expected_len = 0;
     snprintf(path, sizeof path, "%s%s", dir, ts_json_string(ts_json_get(c, "input")).ptr);
-    char *input = slurp(path, &input_len);
+    char *input = ts_unit_read_file(path, &input_len);
     snprintf(path, sizeof path, "%s%s", dir, ts_json_string(ts_json_get(c, "expected")).ptr);
-    char *expected_text = slurp(path, &expected_len);
+    char *expected_text = ts_unit_read_file(path, &expected_len);
     if (!input || !expected_text) {
         fail_case(id.ptr, "input or expected file missing");
         free(input);
@@ -265,14 +246,14 @@ static void test_manifest_is_well_formed(void) {
 
 int main(void) {
     size_t spec_len = 0;
-    spec_text = slurp("conformance/SPEC.md", &spec_len);
+    spec_text = ts_unit_read_file("conformance/SPEC.md", &spec_len);
     ts_arena_init(&manifest_arena);
     char *texts[CASE_DIRS] = {NULL};
     for (size_t d = 0; d < CASE_DIRS; d++) {
         char path[256];
         size_t len = 0;
         snprintf(path, sizeof path, "%sMANIFEST.json", case_dirs[d]);
-        texts[d] = slurp(path, &len);
+        texts[d] = ts_unit_read_file(path, &len);
         ts_error err;
         if (!texts[d] || !spec_text || !ts_codec_parse(&manifest_arena, texts[d], len, &manifests[d], &err)) {
             fprintf(stderr, "cannot read %s or SPEC.md (run under bazel test)\n", path);

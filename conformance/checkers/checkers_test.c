@@ -15,30 +15,11 @@
 #include "core/model.h"
 #include "core/testing/unit.h"
 
-static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *data = malloc((size_t)size + 1);
-    if (data && fread(data, 1, (size_t)size, f) != (size_t)size) {
-        free(data);
-        data = NULL;
-    }
-    fclose(f);
-    if (data) {
-        data[size] = '\0';
-        *len = (size_t)size;
-    }
-    return data;
-}
-
 static bool load_stream(ts_arena *arena, const char *dir, const char *id, ts_stream *stream) {
     char path[600];
     size_t len;
     snprintf(path, sizeof path, "%s/%s.input.jsonl", dir, id);
-    char *text = slurp(path, &len);
+    char *text = ts_unit_read_file(path, &len);
     ts_error err;
     bool ok = text && ts_stream_read(arena, text, len, stream, &err);
     free(text); /* strings are copied into the arena */
@@ -53,7 +34,7 @@ static int check_golden_dir(const char *dir) {
     char path[600];
     size_t len;
     snprintf(path, sizeof path, "%s/MANIFEST.json", dir);
-    char *text = slurp(path, &len);
+    char *text = ts_unit_read_file(path, &len);
     if (!text) return -1;
     ts_arena arena;
     ts_arena_init(&arena);
@@ -69,7 +50,7 @@ static int check_golden_dir(const char *dir) {
         ts_stream stream;
         snprintf(path, sizeof path, "%s/%s.expected.json", dir, id.ptr);
         size_t expected_len;
-        char *expected_text = slurp(path, &expected_len);
+        char *expected_text = ts_unit_read_file(path, &expected_len);
         ts_json answer;
         bool loaded = load_stream(&case_arena, dir, id.ptr, &stream) && expected_text &&
                       ts_codec_parse(&case_arena, expected_text, expected_len, &answer, &err);
@@ -103,7 +84,7 @@ static void test_golden_answers_pass_every_check(void) {
 
 static void test_answers_draw_exactly_the_listed_rules(void) {
     size_t len;
-    char *text = slurp("conformance/checkers/testdata/answers.jsonl", &len);
+    char *text = ts_unit_read_file("conformance/checkers/testdata/answers.jsonl", &len);
     CHECK(text != NULL);
     if (!text) return;
     ts_arena arena;

@@ -9,6 +9,7 @@
 #define TURNSTILE_CORE_TESTING_UNIT_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int ts_unit_passed, ts_unit_failed, ts_unit_current_failed;
@@ -46,6 +47,26 @@ static const char *ts_unit_current;
             ts_unit_passed++;                                                                \
         }                                                                                    \
     } while (0)
+
+/* Reads a whole file into a malloc'd, NUL-terminated buffer (NULL when it cannot). */
+static inline char *ts_unit_read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *data = size >= 0 ? (char *)malloc((size_t)size + 1) : NULL;
+    if (data && fread(data, 1, (size_t)size, f) != (size_t)size) {
+        free(data);
+        data = NULL;
+    }
+    fclose(f);
+    if (data) {
+        data[size] = '\0';
+        *len = (size_t)size;
+    }
+    return data;
+}
 
 static inline int ts_unit_finish(void) {
     printf("%d passed, %d failed\n", ts_unit_passed, ts_unit_failed);
