@@ -3,6 +3,7 @@
 # would ($CC, $CFLAGS, $LIB_FUZZING_ENGINE, $OUT), then runs every packed target over its packed
 # seed corpus, so the continuous-fuzzing build cannot rot unnoticed. Ends "N passed, N failed".
 set -euo pipefail
+trap 'echo "ci/clusterfuzzlite_local.sh: failed at line $LINENO (exit $?)" >&2' ERR
 cd "$(dirname "$0")/.."
 ci/setup.sh
 command -v zip >/dev/null || { echo "ci/clusterfuzzlite_local.sh: installing zip" >&2; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zip >/dev/null; }

@@ -7,6 +7,7 @@
 # /tmp/turnstile-fuzz) with the command that replays it. Ends with "N passed, N failed".
 # Also builds every target for AFL++ (afl-clang-fast, persistent mode) so that config stays green.
 set -euo pipefail
+trap 'echo "ci/fuzz_smoke.sh: failed at line $LINENO (exit $?)" >&2' ERR
 seconds="${1:-60}"
 cd "$(dirname "$0")/.."
 ci/setup.sh
@@ -16,7 +17,8 @@ mkdir -p "$out"
 targets=(merge_bytes merge_structured differential codec_roundtrip)
 bazel build --config=libfuzzer $(printf '//fuzz:%s_bin ' "${targets[@]}") >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 bazel build --config=afl $(printf '//fuzz:%s_bin ' "${targets[@]}") >>"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-bin="$(bazel info --config=libfuzzer bazel-bin 2>/dev/null)/fuzz"
+bin="$PWD/bazel-out/k8-fastbuildlibfuzzer/bin/fuzz" # --platform_suffix=libfuzzer fixes this path
+[ -x "$bin/merge_bytes_bin" ] || { echo "ci/fuzz_smoke.sh: no libFuzzer binaries in $bin" >&2; exit 1; }
 passed=0 failed=0
 for t in "${targets[@]}"; do
     mkdir -p "$out/$t/corpus"

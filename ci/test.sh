@@ -8,6 +8,7 @@
 # and ends with one line "N passed, N failed" counting Bazel test targets over both runs.
 # Extra arguments are passed to both `bazel test` runs (e.g. a target pattern's --test_filter).
 set -euo pipefail
+trap 'echo "ci/test.sh: failed at line $LINENO (exit $?)" >&2' ERR
 cd "$(dirname "$0")/.."
 ci/setup.sh
 
