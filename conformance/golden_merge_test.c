@@ -19,30 +19,6 @@
 static const char *const case_dirs[] = {"conformance/cases/merge/", "conformance/cases/merge-generated/"};
 enum { CASE_DIRS = sizeof case_dirs / sizeof case_dirs[0] };
 
-/* Follows a check path such as "messages[1].contents[0].text" or "usage.additionalCounts.x". */
-static const ts_json *lookup(const ts_json *root, const char *path) {
-    const ts_json *cur = root;
-    const char *p = path;
-    while (*p && cur) {
-        if (*p == '.') p++;
-        if (*p == '[') {
-            size_t index = (size_t)strtoul(p + 1, (char **)&p, 10);
-            if (*p != ']' || cur->kind != TS_JSON_ARRAY || index >= cur->u.a.count) return NULL;
-            cur = &cur->u.a.items[index];
-            p++;
-        } else {
-            char key[128];
-            size_t n = strcspn(p, ".[");
-            if (n >= sizeof key) return NULL;
-            memcpy(key, p, n);
-            key[n] = '\0';
-            cur = ts_json_get(cur, key);
-            p += n;
-        }
-    }
-    return cur;
-}
-
 /* The order key of a message as the authoring tool writes it: messageId, else "text:<text>". */
 static void message_key(const ts_json *m, char *out, size_t size) {
     ts_str id = ts_json_string(ts_json_get(m, "messageId"));
@@ -85,7 +61,7 @@ static void verify_check(const char *id, const ts_json *expected, const ts_json 
     const ts_json *fields = ts_json_get(check, "fields");
     for (size_t i = 0; fields && i < fields->u.o.count; i++) {
         const ts_member *f = &fields->u.o.members[i];
-        const ts_json *got = lookup(expected, f->key.ptr);
+        const ts_json *got = ts_json_at_path(expected, f->key.ptr);
         ts_str want = ts_json_string(&f->value);
         bool ok;
         if (ts_str_eq_cstr(want, "@absent")) {

@@ -2,6 +2,7 @@
 #include "core/json.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 ts_str ts_str_from(const char *cstr) {
@@ -46,6 +47,30 @@ const ts_json *ts_json_get(const ts_json *object, const char *key) {
         if (m->key.len == key_len && memcmp(m->key.ptr, key, key_len) == 0) return &m->value;
     }
     return NULL;
+}
+
+const ts_json *ts_json_at_path(const ts_json *root, const char *path) {
+    const ts_json *cur = root;
+    const char *p = path;
+    while (*p && cur) {
+        if (*p == '.') p++;
+        if (*p == '[') {
+            char *end;
+            size_t index = (size_t)strtoul(p + 1, &end, 10);
+            if (*end != ']' || cur->kind != TS_JSON_ARRAY || index >= cur->u.a.count) return NULL;
+            cur = &cur->u.a.items[index];
+            p = end + 1;
+        } else {
+            size_t n = strcspn(p, ".[");
+            const ts_json *next = NULL;
+            for (size_t i = 0; cur->kind == TS_JSON_OBJECT && i < cur->u.o.count && !next; i++)
+                if (cur->u.o.members[i].key.len == n && memcmp(cur->u.o.members[i].key.ptr, p, n) == 0)
+                    next = &cur->u.o.members[i].value;
+            cur = next;
+            p += n;
+        }
+    }
+    return cur;
 }
 
 ts_str ts_json_string(const ts_json *value) {

@@ -64,6 +64,9 @@ ts_str ts_str_dup(ts_arena *arena, ts_str s);        /* copy into arena; absent 
 /* --- reading --- */
 /* Borrowed pointer to the member value with that key, or NULL. NULL object gives NULL. */
 const ts_json *ts_json_get(const ts_json *object, const char *key);
+/* Follows a path such as "messages[1].contents[0].text" or "usage.additionalCounts.x" (keys
+ * end at '.' or '['). Borrowed pointer, or NULL when a step is missing or the path malformed. */
+const ts_json *ts_json_at_path(const ts_json *root, const char *path);
 /* The string if `value` is a string, else an absent ts_str. */
 ts_str ts_json_string(const ts_json *value);
 const char *ts_json_kind_name(ts_json_kind kind);

@@ -83,28 +83,6 @@ static bool first_difference(const ts_json *a, const ts_json *b, char *path, siz
     return true;
 }
 
-static const ts_json *at_path(const ts_json *root, const char *path) {
-    const ts_json *cur = root;
-    const char *p = path;
-    while (*p && cur) {
-        if (*p == '.') p++;
-        if (*p == '[') {
-            size_t index = (size_t)strtoul(p + 1, (char **)&p, 10);
-            if (*p == ']') p++;
-            cur = cur->kind == TS_JSON_ARRAY && index < cur->u.a.count ? &cur->u.a.items[index] : NULL;
-        } else {
-            char key[256];
-            size_t n = strcspn(p, ".[");
-            if (n >= sizeof key) return NULL;
-            memcpy(key, p, n);
-            key[n] = '\0';
-            p += n;
-            cur = ts_json_get(cur, key);
-        }
-    }
-    return cur;
-}
-
 void ts_json_first_difference(const ts_json *expected, const ts_json *got, char *out, size_t size) {
     char path[400] = "";
     if (!first_difference(expected, got, path, sizeof path)) {
@@ -112,8 +90,8 @@ void ts_json_first_difference(const ts_json *expected, const ts_json *got, char 
         return;
     }
     char a[140], b[140];
-    ts_check_excerpt(at_path(expected, path), a, sizeof a);
-    ts_check_excerpt(at_path(got, path), b, sizeof b);
+    ts_check_excerpt(ts_json_at_path(expected, path), a, sizeof a);
+    ts_check_excerpt(ts_json_at_path(got, path), b, sizeof b);
     snprintf(out, size, "at %s: expected %s, got %s", path[0] ? path : "(top)", a, b);
 }
 
@@ -238,9 +216,16 @@ static void blame_double_answer(ts_case_result *previous) {
     snprintf(previous->detail, sizeof previous->detail, "the testee answered this request more than once");
 }
 
-/* Cheap test: does the answer line name this id? (Parsed properly by judge() later.) */
+/* Does the answer line carry this id? Ids are [A-Za-z0-9_.], so a line that does contains
+ * "<id>" verbatim: only such a line is parsed here (judge() parses the answer anyway). */
 static bool answer_has_id(const ts_buf *answer, const char *id) {
     if (!answer->data) return false;
+    char quoted[300];
+    int n = snprintf(quoted, sizeof quoted, "\"%s\"", id);
+    bool mentioned = false;
+    for (size_t i = 0; n > 0 && (size_t)n < sizeof quoted && i + (size_t)n <= answer->len && !mentioned; i++)
+        mentioned = answer->data[i] == '"' && memcmp(answer->data + i, quoted, (size_t)n) == 0;
+    if (!mentioned) return false;
     ts_arena arena;
     ts_arena_init(&arena);
     ts_json value;
