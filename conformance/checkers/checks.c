@@ -559,6 +559,17 @@ static bool same_extras(const ts_expected_message *m, const ts_json *got) {
     return answer_extras == m->extras.count;
 }
 
+/* The answer message's additionalProperties equal the expected merged ones (X2), both being
+ * absent or empty counting as equal. */
+static bool same_additional(const ts_expected_message *m, const ts_json *got) {
+    const ts_json *have = ts_json_get(got, "additionalProperties");
+    bool answer_has = have && have->kind == TS_JSON_OBJECT && have->u.o.count > 0;
+    bool expected_has = m->has_additional && m->additional.count > 0;
+    if (!answer_has || !expected_has) return answer_has == expected_has;
+    ts_json want = {TS_JSON_OBJECT, {.o = {m->additional.members, m->additional.count}}};
+    return ts_json_equal(have, &want);
+}
+
 /* How well an expected message fits an answer message with the same id and contents: the
  * fields a correct answer carries over (M5, K1, X1, X2, the agentId extension). */
 static int candidate_score(const ts_expected_message *m, const ts_json *got) {
@@ -574,9 +585,7 @@ static int candidate_score(const ts_expected_message *m, const ts_json *got) {
                     : !m->has_created_at)
         score += 16;
     if (same_extras(m, got)) score += 8;
-    const ts_json *additional = ts_json_get(got, "additionalProperties");
-    bool answer_has = additional && additional->kind == TS_JSON_OBJECT && additional->u.o.count > 0;
-    if (answer_has == (m->has_additional && m->additional.count > 0)) score += 4;
+    if (same_additional(m, got)) score += 4;
     if (ts_str_nonempty(agent) && ts_str_eq(agent, m->agent_id)) score += 2;
     return score;
 }
