@@ -32,7 +32,7 @@ for t in "${targets[@]}"; do
         echo "PASS $t: $stats executions, exec/s; $cov"
         passed=$((passed + 1))
     else
-        crash=$(ls "$out/$t"/crash-* "$out/$t"/timeout-* "$out/$t"/oom-* 2>/dev/null | head -1)
+        crash=$(find "$out/$t" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' \) | head -1)
         echo "FAIL $t: $(grep -m1 -E '==turnstile==|ERROR: libFuzzer|SUMMARY' "$out/$t/log")"
         echo "     reproduce: $bin/${t}_bin $crash   (then add it to corpora/$t/regressions/)"
         failed=$((failed + 1))
