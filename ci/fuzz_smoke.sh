@@ -3,8 +3,10 @@
 #
 # usage: ci/fuzz_smoke.sh [SECONDS_PER_TARGET]     (default 60; .ci/run uses a short budget)
 # Each target starts from a writable copy of corpora/<t>/seeds and regressions, with its
-# dictionary. A crash fails the job and leaves the reproducer in $FUZZ_OUT (default
-# /tmp/turnstile-fuzz) with the command that replays it. Ends with "N passed, N failed".
+# dictionary, with a fixed seed ($FUZZ_SEED, default 1) so that a CI result reproduces; long
+# exploratory runs belong to the launchers and ClusterFuzzLite. A crash fails the job and
+# leaves the reproducer in $FUZZ_OUT (default /tmp/turnstile-fuzz) with the command that replays
+# it. Ends with "N passed, N failed".
 # Also builds every target for AFL++ (afl-clang-fast, persistent mode) so that config stays green.
 set -euo pipefail
 trap 'echo "ci/fuzz_smoke.sh: failed at line $LINENO (exit $?)" >&2' ERR
@@ -25,7 +27,7 @@ for t in "${targets[@]}"; do
     cp corpora/$t/seeds/* "$out/$t/corpus/" 2>/dev/null || true
     find corpora/$t/regressions -type f ! -name 'README*' -exec cp {} "$out/$t/corpus/" \;
     dict=(); [ -f fuzz/$t.dict ] && dict=(-dict=fuzz/$t.dict)
-    if TURNSTILE_FINDINGS_DIR="$out/$t" "$bin/${t}_bin" "${dict[@]}" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=4096 \
+    if TURNSTILE_FINDINGS_DIR="$out/$t" "$bin/${t}_bin" "${dict[@]}" -seed="${FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=4096 \
         -print_final_stats=1 -artifact_prefix="$out/$t/" "$out/$t/corpus" >"$out/$t/log" 2>&1; then
         stats=$(grep -E '^stat::(number_of_executed_units|average_exec_per_sec)' "$out/$t/log" | awk '{print $2}' | paste -sd' ')
         cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$out/$t/log" | tail -1)
