@@ -2,8 +2,9 @@
  * FuzzedDataProvider), portable and deterministic.
  *
  * Owns: turning raw bytes into integers, booleans and ranges with fixed-width little-endian
- * decoding (never a host-dependent cast of the buffer). When the bytes run out every read
- * returns 0, so any input, including the empty one, decodes to something.
+ * decoding (never a host-dependent cast of the buffer). When the bytes run out every integer
+ * read returns 0 and every chance is false, so any input, including the empty one, decodes to
+ * something small.
  */
 #ifndef TURNSTILE_FUZZ_BYTES_H
 #define TURNSTILE_FUZZ_BYTES_H
@@ -44,8 +45,11 @@ static inline uint32_t ts_bytes_below(ts_bytes *b, uint32_t n) {
     return ts_bytes_u32(b) % n;
 }
 
-/* True with probability about percent/100. */
-static inline bool ts_bytes_chance(ts_bytes *b, unsigned percent) { return ts_bytes_u8(b) % 100 < percent; }
+/* True with probability about percent/100; false once the bytes run out, so a short input
+ * decodes to a lean structure (as libFuzzer's FuzzedDataProvider::ConsumeBool does). */
+static inline bool ts_bytes_chance(ts_bytes *b, unsigned percent) {
+    return b->pos < b->size && ts_bytes_u8(b) % 100 < percent;
+}
 
 static inline bool ts_bytes_exhausted(const ts_bytes *b) { return b->pos >= b->size; }
 

@@ -2,9 +2,11 @@
 #include "fuzz/gen.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/codec.h"
+#include "core/numfmt.h"
 #include "fuzz/bytes.h"
 
 enum { MAX_AGENTS = 6, MAX_MESSAGES = 24 };
@@ -16,9 +18,148 @@ typedef struct agent {
     int current_message;     /* index into messages, -1 none */
 } agent;
 
+/* ------------------------------------------------------------------ the emitter -------------
+ * The generator describes each update once, as a sequence of emitter calls; the emitter either
+ * writes JSON text (JSON Lines, members in the order given) or builds ts_json values in an arena
+ * (for the in-process fuzz targets, which then skip writing and re-parsing the stream). */
+
+enum { MAX_DEPTH = 8 };
+
+typedef struct frame {
+    bool is_object;
+    bool first;                  /* text: no member or item written yet */
+    ts_json_builder object;      /* values: the object's members */
+    ts_json *items;              /* values: the array's items */
+    size_t count, cap;
+    ts_str key;                  /* values: the key waiting for its value */
+} frame;
+
+typedef struct emitter {
+    ts_buf *text;                /* text mode when non-NULL */
+    ts_arena *arena;             /* value mode */
+    frame stack[MAX_DEPTH];
+    int depth;
+    ts_json result;              /* value mode: the finished top-level value */
+    bool failed;                 /* value mode: an allocation failed */
+} emitter;
+
+static void text_separator(emitter *e) {
+    if (e->depth == 0) return;
+    frame *f = &e->stack[e->depth - 1];
+    if (!f->is_object) {
+        if (!f->first) ts_buf_append_char(e->text, ',');
+        f->first = false;
+    }
+}
+
+/* Value mode: places a finished value into the enclosing container (or makes it the result). */
+static void place(emitter *e, ts_json value) {
+    if (e->depth == 0) {
+        e->result = value;
+        return;
+    }
+    frame *f = &e->stack[e->depth - 1];
+    if (f->is_object) {
+        ts_json_builder_add_key(&f->object, f->key, value);
+        return;
+    }
+    if (f->count == f->cap) {
+        size_t cap = f->cap ? 2 * f->cap : 8;
+        ts_json *items = ts_arena_alloc(e->arena, cap * sizeof *items);
+        if (!items) {
+            e->failed = true;
+            return;
+        }
+        if (f->count) memcpy(items, f->items, f->count * sizeof *items);
+        f->items = items;
+        f->cap = cap;
+    }
+    f->items[f->count++] = value;
+}
+
+static void emit_begin(emitter *e, bool is_object) {
+    if (e->text) {
+        text_separator(e);
+        ts_buf_append_char(e->text, is_object ? '{' : '[');
+    }
+    if (e->depth == MAX_DEPTH) abort(); /* the generator nests at most 5 deep */
+    frame *f = &e->stack[e->depth++];
+    memset(f, 0, sizeof *f);
+    f->is_object = is_object;
+    f->first = true;
+    if (!e->text && is_object) ts_json_builder_init(&f->object, e->arena);
+}
+
+static void emit_end(emitter *e) {
+    frame *f = &e->stack[--e->depth];
+    if (e->text) {
+        ts_buf_append_char(e->text, f->is_object ? '}' : ']');
+        if (e->depth == 0) ts_buf_append_char(e->text, '\n'); /* JSON Lines */
+        return;
+    }
+    ts_json value;
+    if (f->is_object) {
+        if (!ts_json_builder_finish(&f->object, &value)) e->failed = true;
+    } else {
+        value = (ts_json){TS_JSON_ARRAY, {.a = {f->items, f->count}}};
+    }
+    place(e, value);
+}
+
+static void emit_key(emitter *e, const char *name) {
+    frame *f = &e->stack[e->depth - 1];
+    if (e->text) {
+        if (!f->first) ts_buf_append_char(e->text, ',');
+        f->first = false;
+        ts_codec_write_string(e->text, ts_str_from(name));
+        ts_buf_append_char(e->text, ':');
+    } else {
+        f->key = ts_str_from(name); /* names are string literals: they outlive the arena */
+    }
+}
+
+static void emit_string(emitter *e, ts_str s) {
+    if (e->text) {
+        text_separator(e);
+        ts_codec_write_string(e->text, s);
+        return;
+    }
+    place(e, ts_json_make_string(ts_str_dup(e->arena, s)));
+}
+
+static void emit_int(emitter *e, int64_t i) {
+    if (e->text) {
+        text_separator(e);
+        ts_buf_appendf(e->text, "%lld", (long long)i);
+        return;
+    }
+    place(e, ts_json_make_int(i));
+}
+
+static void emit_real(emitter *e, double r) {
+    if (e->text) {
+        char digits[TS_NUMFMT_MAX];
+        text_separator(e);
+        ts_buf_append(e->text, digits, ts_format_double(r, digits));
+        return;
+    }
+    place(e, (ts_json){TS_JSON_REAL, {.r = r}});
+}
+
+static void emit_literal(emitter *e, ts_json_kind kind) {
+    if (e->text) {
+        text_separator(e);
+        ts_buf_append_str(e->text, kind == TS_JSON_NULL ? "null" : kind == TS_JSON_TRUE ? "true" : "false");
+        return;
+    }
+    place(e, (ts_json){kind, {.i = 0}});
+}
+
+/* ------------------------------------------------------------------ the generator ----------- */
+
 typedef struct gen_state {
     ts_bytes in;
-    ts_buf *out;
+    emitter *out;
     agent agents[MAX_AGENTS];
     int agent_count;
     int message_count;       /* message ids minted so far: m0, m1, ... */
@@ -27,14 +168,19 @@ typedef struct gen_state {
     char last_created_at[48];
 } gen_state;
 
-static void key(gen_state *s, bool *first, const char *name) {
-    if (!*first) ts_buf_append_char(s->out, ',');
-    *first = false;
-    ts_codec_write_string(s->out, ts_str_from(name));
-    ts_buf_append_char(s->out, ':');
+static void key(gen_state *s, const char *name) { emit_key(s->out, name); }
+
+static void string_value(gen_state *s, const char *value) { emit_string(s->out, ts_str_from(value)); }
+
+static void stringf_value(gen_state *s, const char *format, unsigned n) {
+    char buf[32];
+    snprintf(buf, sizeof buf, format, n);
+    string_value(s, buf);
 }
 
-static void string_value(gen_state *s, const char *value) { ts_codec_write_string(s->out, ts_str_from(value)); }
+static void begin_object(gen_state *s) { emit_begin(s->out, true); }
+static void begin_array(gen_state *s) { emit_begin(s->out, false); }
+static void end(gen_state *s) { emit_end(s->out); }
 
 /* Text from a small nasty alphabet: ASCII, quotes, escapes, control characters, combining
  * marks, RTL, astral-plane emoji; sometimes long. */
@@ -53,7 +199,7 @@ static void text_value(gen_state *s) {
         memcpy(buf + len, p, n);
         len += n;
     }
-    ts_codec_write_string(s->out, (ts_str){buf, len});
+    emit_string(s->out, (ts_str){buf, len});
 }
 
 /* createdAt: one instant written in one of several forms, drifting with the clock. */
@@ -88,126 +234,153 @@ static void created_at_value(gen_state *s) {
 static void usage_details(gen_state *s) {
     static const char *const counters[] = {"inputTokenCount", "outputTokenCount", "totalTokenCount",
                                            "reasoningTokenCount", "cachedInputTokenCount"};
-    bool first = true;
-    ts_buf_append_char(s->out, '{');
+    begin_object(s);
     for (size_t i = 0; i < sizeof counters / sizeof counters[0]; i++) {
         if (!ts_bytes_chance(&s->in, 50)) continue;
-        key(s, &first, counters[i]);
+        key(s, counters[i]);
         unsigned v = ts_bytes_u8(&s->in);
-        if (ts_bytes_chance(&s->in, 10)) ts_buf_appendf(s->out, "\"%u\"", v); /* as a string (AF options) */
-        else ts_buf_appendf(s->out, "%u", v);
+        if (ts_bytes_chance(&s->in, 10)) stringf_value(s, "%u", v); /* as a string (AF options) */
+        else emit_int(s->out, v);
     }
     if (ts_bytes_chance(&s->in, 20)) {
-        key(s, &first, "additionalCounts");
-        ts_buf_appendf(s->out, "{\"k%u\":%u}", ts_bytes_below(&s->in, 3), ts_bytes_u8(&s->in));
+        static const char *const extra[] = {"k0", "k1", "k2"};
+        key(s, "additionalCounts");
+        begin_object(s);
+        key(s, extra[ts_bytes_below(&s->in, 3)]);
+        emit_int(s->out, ts_bytes_u8(&s->in));
+        end(s);
     }
-    ts_buf_append_char(s->out, '}');
+    end(s);
 }
 
 static void content(gen_state *s) {
-    bool first = true;
-    ts_buf_append_char(s->out, '{');
+    begin_object(s);
     uint32_t kind = ts_bytes_below(&s->in, 12);
     switch (kind) {
     case 0: case 1: case 2: case 3: /* text, most common */
-        key(s, &first, "$type");
+        key(s, "$type");
         string_value(s, "text");
-        key(s, &first, "text");
+        key(s, "text");
         text_value(s);
         if (ts_bytes_chance(&s->in, 5)) {
-            key(s, &first, "annotations");
-            ts_buf_append_str(s->out, "[{\"$type\":\"citation\",\"url\":\"https://example.com\"}]");
+            key(s, "annotations");
+            begin_array(s);
+            begin_object(s);
+            key(s, "$type");
+            string_value(s, "citation");
+            key(s, "url");
+            string_value(s, "https://example.com");
+            end(s);
+            end(s);
         }
         if (ts_bytes_chance(&s->in, 5)) {
-            key(s, &first, "additionalProperties");
-            ts_buf_append_str(s->out, "{\"k\":1}");
+            key(s, "additionalProperties");
+            begin_object(s);
+            key(s, "k");
+            emit_int(s->out, 1);
+            end(s);
         }
         break;
     case 4:
-        key(s, &first, "$type");
+        key(s, "$type");
         string_value(s, "reasoning");
-        key(s, &first, "text");
+        key(s, "text");
         text_value(s);
         if (ts_bytes_chance(&s->in, 25)) {
-            key(s, &first, "protectedData");
+            key(s, "protectedData");
             string_value(s, "P");
         }
         break;
-    case 5: {
-        char id[16];
-        snprintf(id, sizeof id, "c%d", s->call_count++);
-        key(s, &first, "$type");
+    case 5:
+        key(s, "$type");
         string_value(s, "functionCall");
-        key(s, &first, "callId");
-        string_value(s, id);
-        key(s, &first, "name");
+        key(s, "callId");
+        stringf_value(s, "c%u", (unsigned)s->call_count++);
+        key(s, "name");
         string_value(s, "tool");
-        key(s, &first, "arguments");
-        ts_buf_appendf(s->out, "{\"n\":%u,\"x\":1.5e-7}", ts_bytes_u8(&s->in));
-        key(s, &first, "informationalOnly");
-        ts_buf_append_str(s->out, "false");
+        key(s, "arguments");
+        begin_object(s);
+        key(s, "n");
+        emit_int(s->out, ts_bytes_u8(&s->in));
+        key(s, "x");
+        emit_real(s->out, 1.5e-7);
+        end(s);
+        key(s, "informationalOnly");
+        emit_literal(s->out, TS_JSON_FALSE);
         break;
-    }
-    case 6: {
-        char id[16];
-        snprintf(id, sizeof id, "c%u", s->call_count ? ts_bytes_below(&s->in, (uint32_t)s->call_count) : 0u);
-        key(s, &first, "callId"); /* $type not first on input: the writer must move it */
-        string_value(s, id);
-        key(s, &first, "$type");
+    case 6:
+        key(s, "callId"); /* $type not first on input: the writer must move it */
+        stringf_value(s, "c%u", s->call_count ? ts_bytes_below(&s->in, (uint32_t)s->call_count) : 0u);
+        key(s, "$type");
         string_value(s, "functionResult");
-        key(s, &first, "result");
-        if (ts_bytes_chance(&s->in, 50)) text_value(s);
-        else ts_buf_append_str(s->out, "{\"ok\":true,\"v\":[1,2,null]}");
+        key(s, "result");
+        if (ts_bytes_chance(&s->in, 50)) {
+            text_value(s);
+        } else {
+            begin_object(s);
+            key(s, "ok");
+            emit_literal(s->out, TS_JSON_TRUE);
+            key(s, "v");
+            begin_array(s);
+            emit_int(s->out, 1);
+            emit_int(s->out, 2);
+            emit_literal(s->out, TS_JSON_NULL);
+            end(s);
+            end(s);
+        }
         break;
-    }
     case 7:
-        key(s, &first, "$type");
+        key(s, "$type");
         string_value(s, "usage");
-        key(s, &first, "details");
+        key(s, "details");
         usage_details(s);
         break;
     case 8:
-        key(s, &first, "$type");
-        ts_buf_appendf(s->out, "\"futureType%u\"", ts_bytes_below(&s->in, 3));
-        key(s, &first, "payload");
-        ts_buf_appendf(s->out, "{\"$type\":\"nested\",\"n\":%u}", ts_bytes_u8(&s->in));
+        key(s, "$type");
+        stringf_value(s, "futureType%u", ts_bytes_below(&s->in, 3));
+        key(s, "payload");
+        begin_object(s);
+        key(s, "$type");
+        string_value(s, "nested");
+        key(s, "n");
+        emit_int(s->out, ts_bytes_u8(&s->in));
+        end(s);
         break;
     case 9:
-        key(s, &first, "plain"); /* a base AIContent: no $type at all */
-        ts_buf_append_str(s->out, "true");
+        key(s, "plain"); /* a base AIContent: no $type at all */
+        emit_literal(s->out, TS_JSON_TRUE);
         break;
     case 10:
-        key(s, &first, "$type");
+        key(s, "$type");
         string_value(s, "error");
-        key(s, &first, "message");
+        key(s, "message");
         text_value(s);
         break;
     default:
-        key(s, &first, "$type");
+        key(s, "$type");
         string_value(s, "data");
-        key(s, &first, "uri");
+        key(s, "uri");
         string_value(s, "data:text/plain;base64,aGk=");
     }
-    ts_buf_append_char(s->out, '}');
+    end(s);
 }
 
 static void update(gen_state *s) {
     agent *a = &s->agents[ts_bytes_below(&s->in, (uint32_t)s->agent_count)];
-    bool first = true;
-    ts_buf_append_char(s->out, '{');
+    begin_object(s);
     /* responseId: the agent's, none, empty, or another agent's (a handoff gone wrong). */
     uint32_t rid = ts_bytes_below(&s->in, 10);
     if (rid < 6 && a->response_id[0]) {
-        key(s, &first, "responseId");
+        key(s, "responseId");
         string_value(s, a->response_id);
     } else if (rid == 6) {
-        key(s, &first, "responseId");
+        key(s, "responseId");
         string_value(s, "");
     } else if (rid == 7) {
-        key(s, &first, "responseId");
-        ts_buf_append_str(s->out, "null");
+        key(s, "responseId");
+        emit_literal(s->out, TS_JSON_NULL);
     } else if (rid == 8) {
-        key(s, &first, "responseId");
+        key(s, "responseId");
         string_value(s, s->agents[ts_bytes_below(&s->in, (uint32_t)s->agent_count)].response_id);
     }
     /* messageId: continue, start a new one, reuse an old one, or none. */
@@ -222,54 +395,56 @@ static void update(gen_state *s) {
         snprintf(message_id, sizeof message_id, "m%u", ts_bytes_below(&s->in, (uint32_t)s->message_count));
     }
     if (message_id[0]) {
-        key(s, &first, "messageId");
+        key(s, "messageId");
         string_value(s, message_id);
     }
     if (ts_bytes_chance(&s->in, 40)) {
-        key(s, &first, "createdAt");
+        key(s, "createdAt");
         created_at_value(s);
     }
     if (ts_bytes_chance(&s->in, 35)) {
         static const char *const roles[] = {"assistant", "assistant", "tool", "user", "Assistant", "system"};
-        key(s, &first, "role");
+        key(s, "role");
         string_value(s, roles[ts_bytes_below(&s->in, 6)]);
     }
     if (ts_bytes_chance(&s->in, 20)) {
-        key(s, &first, "authorName");
+        key(s, "authorName");
         string_value(s, ts_bytes_chance(&s->in, 80) ? a->author : "someone-else");
     }
     if (ts_bytes_chance(&s->in, 30)) {
-        key(s, &first, "agentId");
+        key(s, "agentId");
         string_value(s, ts_bytes_chance(&s->in, 90) ? a->agent_id : "");
     }
     if (ts_bytes_chance(&s->in, 8)) {
         static const char *const reasons[] = {"stop", "length", "tool_calls", "content_filter", "custom"};
-        key(s, &first, "finishReason");
+        key(s, "finishReason");
         string_value(s, reasons[ts_bytes_below(&s->in, 5)]);
     }
     if (ts_bytes_chance(&s->in, 4)) {
-        key(s, &first, "continuationToken");
+        key(s, "continuationToken");
         string_value(s, "AQID");
     }
     if (ts_bytes_chance(&s->in, 5)) {
-        key(s, &first, "additionalProperties");
-        ts_buf_appendf(s->out, "{\"p%u\":%u}", ts_bytes_below(&s->in, 3), ts_bytes_u8(&s->in));
+        static const char *const extra[] = {"p0", "p1", "p2"};
+        key(s, "additionalProperties");
+        begin_object(s);
+        key(s, extra[ts_bytes_below(&s->in, 3)]);
+        emit_int(s->out, ts_bytes_u8(&s->in));
+        end(s);
     }
     if (ts_bytes_chance(&s->in, 4)) {
-        key(s, &first, "traceId"); /* a field the model does not know */
-        ts_buf_appendf(s->out, "\"t%u\"", ts_bytes_u8(&s->in));
+        key(s, "traceId"); /* a field the model does not know */
+        stringf_value(s, "t%u", ts_bytes_u8(&s->in));
     }
-    key(s, &first, "contents");
-    ts_buf_append_char(s->out, '[');
+    key(s, "contents");
+    begin_array(s);
     int n = (int)ts_bytes_below(&s->in, 4);
-    for (int i = 0; i < n; i++) {
-        if (i) ts_buf_append_char(s->out, ',');
-        content(s);
-    }
-    ts_buf_append_str(s->out, "]}\n");
+    for (int i = 0; i < n; i++) content(s);
+    end(s);
+    end(s);
 }
 
-size_t ts_gen_stream(const uint8_t *data, size_t size, ts_buf *out) {
+static size_t generate(const uint8_t *data, size_t size, emitter *out) {
     gen_state s;
     memset(&s, 0, sizeof s);
     ts_bytes_init(&s.in, data, size);
@@ -288,6 +463,24 @@ size_t ts_gen_stream(const uint8_t *data, size_t size, ts_buf *out) {
     size_t count = 1 + ts_bytes_below(&s.in, ts_bytes_chance(&s.in, 85) ? 12 : TS_GEN_MAX_UPDATES);
     for (size_t i = 0; i < count; i++) update(&s);
     return count;
+}
+
+size_t ts_gen_stream(const uint8_t *data, size_t size, ts_buf *out) {
+    emitter e;
+    memset(&e, 0, sizeof e);
+    e.text = out;
+    return generate(data, size, &e);
+}
+
+bool ts_gen_updates(ts_arena *arena, const uint8_t *data, size_t size, ts_json *out) {
+    emitter e;
+    memset(&e, 0, sizeof e);
+    e.arena = arena;
+    emit_begin(&e, false);
+    generate(data, size, &e);
+    emit_end(&e);
+    *out = e.result;
+    return !e.failed;
 }
 
 void ts_gen_seed_bytes(uint64_t seed, uint64_t index, uint8_t *out, size_t size) {

@@ -1,5 +1,5 @@
 /* gen.h — the structure-aware stream generator: fuzzer bytes -> a valid but nasty stream of
- * AgentResponseUpdates, as JSON Lines.
+ * AgentResponseUpdates, as JSON Lines or as values in memory.
  *
  * Owns: the adversarial shapes the fuzzers explore instead of JSON syntax: mixed, equal,
  * missing, far-future, far-past, offset-shifted and out-of-order createdAt; null, empty,
@@ -15,12 +15,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/arena.h"
 #include "core/buf.h"
+#include "core/json.h"
 
 enum { TS_GEN_MAX_UPDATES = 48 };
 
 /* Appends the stream (one update per line) to out; returns the number of updates (>= 1). */
 size_t ts_gen_stream(const uint8_t *data, size_t size, ts_buf *out);
+
+/* The same stream as values: *out becomes an array of update objects (members in the order the
+ * text form writes them), allocated in arena, so in-process targets need not write and re-parse
+ * it. Returns false on allocation failure. */
+bool ts_gen_updates(ts_arena *arena, const uint8_t *data, size_t size, ts_json *out);
 
 /* Bytes for stream number `index` of seed `seed` (for `turnstile gen`): a splitmix64 sequence. */
 void ts_gen_seed_bytes(uint64_t seed, uint64_t index, uint8_t *out, size_t size);
