@@ -151,6 +151,11 @@ bool ts_codec_parse_any(ts_arena *arena, const char *data, size_t len, ts_json *
     return parse_one(arena, data, len, PARSE_FLAGS | JSON_DECODE_ANY, out, err);
 }
 
+bool ts_codec_parse_any_numbers_as_doubles(ts_arena *arena, const char *data, size_t len, ts_json *out,
+                                           ts_error *err) {
+    return parse_one(arena, data, len, PARSE_FLAGS | JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, out, err);
+}
+
 void ts_value_reader_init(ts_value_reader *r, const char *data, size_t len) {
     r->data = data;
     r->len = len;

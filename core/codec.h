@@ -26,6 +26,13 @@ bool ts_codec_parse(ts_arena *arena, const char *data, size_t len, ts_json *out,
 /* Like ts_codec_parse but any JSON value is accepted at top level. */
 bool ts_codec_parse_any(ts_arena *arena, const char *data, size_t len, ts_json *out, ts_error *err);
 
+/* Like ts_codec_parse_any, but every number is read as a double (TS_JSON_REAL), the way
+ * JSON.parse and I-JSON (RFC 7493) read numbers: integers beyond int64 are accepted and rounded
+ * to the nearest double, and a number beyond the double range ("1e400") is an error; one that
+ * underflows reads as 0. For canon.h, where a number is the double it denotes. */
+bool ts_codec_parse_any_numbers_as_doubles(ts_arena *arena, const char *data, size_t len, ts_json *out,
+                                           ts_error *err);
+
 /* Reads a sequence of top-level JSON values (objects or arrays) separated by optional
  * whitespace: JSON Lines, concatenated JSON, pretty-printed values one after another. A UTF-8
  * byte order mark at the start is skipped. The reader borrows `data`. */

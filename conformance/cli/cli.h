@@ -26,5 +26,7 @@ int ts_cli_certify(int argc, char **argv);
 int ts_cli_check(int argc, char **argv);
 int ts_cli_testee(int argc, char **argv);
 int ts_cli_gen(int argc, char **argv);
+int ts_cli_canon(int argc, char **argv);
+int ts_cli_taskkey(int argc, char **argv);
 
 #endif

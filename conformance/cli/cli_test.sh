@@ -83,6 +83,33 @@ name=gen_count_to_directory
     && for f in "$TMP/gen"/*; do "$TURNSTILE" merge "$f" >/dev/null || exit 1; done && passed=$((passed + 1)) || fail "gen --count 20 --out"
 expect_error gen_count_needs_out 2 'needs --out' gen --count 3 </dev/null
 
+# turnstile canon: RFC 8785 canonical form, one newline after it (none with --no-newline).
+printf '{\n  "b": [1E30, 4.50, 2e-3, 1e20, -0],\n  "a": "\\u20ac\\u000F"\n}\n' >"$TMP/in"; expect_ok canon_rfc8785 '^\{"a":"€\\u000f","b":\[1e\+30,4\.5,0\.002,100000000000000000000,0\]\}$' canon <"$TMP/in"
+printf '{"a\\":1,\\"b": 2}' >"$TMP/in"; expect_ok canon_escapes_keys '^\{"a\\":1,\\"b":2\}$' canon "$TMP/in" </dev/null
+name=canon_utf16_key_order  # U+1F600 is D83D DE00 in UTF-16, so it sorts before U+FB33
+printf '{"\\ufb33":1,"\\ud83d\\ude00":2}' | "$TURNSTILE" canon >"$TMP/out" && printf '{"\360\237\230\200":2,"\357\254\263":1}\n' >"$TMP/want" \
+    && cmp -s "$TMP/out" "$TMP/want" && passed=$((passed + 1)) || fail "got $(cat "$TMP/out")"
+name=canon_no_newline
+[ "$(printf '[1.0]' | "$TURNSTILE" canon --no-newline | od -An -c | tr -d ' \n')" = '[1]' ] && passed=$((passed + 1)) || fail "--no-newline output is not exactly [1]"
+printf '{"a":1,\n "a":2}\n' >"$TMP/in"; expect_error canon_duplicate_key 2 '^turnstile canon: stdin:2:2: invalid JSON: duplicate object key' canon <"$TMP/in"
+printf '["\\ud800"]' >"$TMP/in"; expect_error canon_lone_surrogate 2 '^turnstile canon: .*in:1:2: invalid JSON: invalid Unicode' canon "$TMP/in" </dev/null
+printf '[1,\n  1e400]' >"$TMP/in"; expect_error canon_double_overflow 2 'stdin:2:3: invalid JSON: real number overflow' canon <"$TMP/in"
+printf '[NaN]' >"$TMP/in"; expect_error canon_nan 2 'stdin:1:2: invalid JSON' canon <"$TMP/in"
+expect_error canon_unknown_option 2 "unknown option '--pretty'" canon --pretty </dev/null
+expect_ok canon_help '^usage: turnstile canon' canon --help </dev/null
+
+# turnstile taskkey: the seed-compatible vector (issue 5), any spelling of the same input.
+exec_id=00000000-0000-4000-8000-000000000001
+expect_ok taskkey_vector_key '^key: task:259e82886765f20fcc4d108dfffa1857$' taskkey "$exec_id" echo '{"a":1}' </dev/null
+expect_ok taskkey_vector_id '^id: 574e3dc9-30ad-5b51-8223-9e95bfe2d871$' taskkey "$exec_id" echo '{ "a" : 1.0 }' </dev/null
+printf '{"a":10e-1}' >"$TMP/in"; expect_ok taskkey_stdin '^key: task:259e82886765f20fcc4d108dfffa1857$' taskkey "$exec_id" echo - <"$TMP/in"
+name=taskkey_escaped_key_is_another_task
+[ "$("$TURNSTILE" taskkey "$exec_id" echo '{"a\":1,\"b": 2}')" != "$("$TURNSTILE" taskkey "$exec_id" echo '{"a":1,"b":2}')" ] \
+    && passed=$((passed + 1)) || fail "the seed's collision is back"
+expect_error taskkey_bad_json 2 '^turnstile taskkey: JSON:1:8: invalid JSON: duplicate object key' taskkey "$exec_id" echo '{"a":1,"a":2}' </dev/null
+expect_error taskkey_bad_exec_id 2 "EXEC_ID 'not-a-uuid' is not a UUID" taskkey not-a-uuid echo '{}' </dev/null
+expect_error taskkey_missing_args 2 'needs EXEC_ID KIND JSON' taskkey "$exec_id" echo </dev/null
+
 # D1: the same input gives the same bytes.
 name=deterministic_output
 "$TURNSTILE" merge --example >"$TMP/a" && "$TURNSTILE" merge --example >"$TMP/b" && cmp -s "$TMP/a" "$TMP/b" \

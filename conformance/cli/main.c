@@ -15,6 +15,8 @@ static const subcommand subcommands[] = {
     {"check", ts_cli_check, "run the conformance checkers on a recorded stream and response"},
     {"testee", ts_cli_testee, "answer conformance requests on stdin/stdout with the reference"},
     {"gen", ts_cli_gen, "write adversarial update streams (the fuzzers' generator)"},
+    {"canon", ts_cli_canon, "write a JSON value in its RFC 8785 canonical form (I-JSON input only)"},
+    {"taskkey", ts_cli_taskkey, "print the idempotency key and task id of a task (resume engine)"},
 };
 
 static void usage(FILE *to) {
