@@ -1,0 +1,362 @@
+/* engine_test.c — the reference resume engine over the in-memory store: the 2N rule, tool
+ * calls, suspension on async tools, signals, branches, a crash before every commit, an I/O
+ * error at every write, and the journal's byte-exact round trip. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/codec.h"
+#include "core/engine.h"
+#include "core/store_memory.h"
+#include "core/testing/unit.h"
+
+static const char *const simple_turns =
+    "{\"executionId\":\"00000000-0000-4000-8000-000000000001\","
+    "\"clock\":{\"start\":\"2026-05-13T10:00:00+00:00\",\"stepMs\":1000},"
+    "\"input\":\"hello\",\"llm\":[{\"text\":\"hi\"},{\"text\":\"two\"},{\"text\":\"three\"}],"
+    "\"events\":[{\"signal\":\"second\"},{\"restart\":true},{\"signal\":\"third\"}]}";
+
+static const char *const with_tools =
+    "{\"executionId\":\"00000000-0000-4000-8000-000000000002\","
+    "\"clock\":{\"start\":\"2026-05-13T10:00:00.5+00:00\",\"stepMs\":250},"
+    "\"input\":\"add and fetch\","
+    "\"llm\":[{\"text\":\"working\",\"toolCalls\":[{\"callId\":\"c1\",\"name\":\"add\",\"arguments\":{\"a\":2,\"b\":3}},"
+    "{\"callId\":\"c2\",\"name\":\"fetch\",\"arguments\":{\"url\":\"x\"}},"
+    "{\"callId\":\"c3\",\"name\":\"broken\",\"arguments\":{}}]},"
+    "{\"text\":\"done: 5, and noted\"},{\"text\":\"on the branch\"}],"
+    "\"tools\":{\"add\":{\"result\":5},\"fetch\":{\"result\":{\"body\":\"\\u00e9\\ud83d\\ude00\"},\"async\":true},"
+    "\"broken\":{\"error\":\"boom\"}},"
+    "\"events\":[{\"signal\":\"while waiting\"},{\"complete\":\"c2\"},{\"restart\":true},{\"branch\":1,\"text\":\"instead\"}]}";
+
+/* Tool arguments whose keys need escaping: the seed's canonical JSON names these tasks
+ * differently from RFC 8785. */
+static const char *const escaped_keys =
+    "{\"executionId\":\"00000000-0000-4000-8000-000000000003\",\"input\":\"go\","
+    "\"clock\":{\"start\":\"2026-05-13T10:00:00Z\",\"stepMs\":1},"
+    "\"llm\":[{\"toolCalls\":[{\"callId\":\"c1\",\"name\":\"t\",\"arguments\":{\"a\\\":1,\\\"b\":2}}]},{\"text\":\"ok\"}],"
+    "\"tools\":{\"t\":{\"result\":true}}}";
+
+static bool load_scenario(ts_arena *arena, const char *text, ts_scenario *out) {
+    ts_json doc;
+    ts_error err;
+    ts_error_clear(&err);
+    if (!ts_codec_parse(arena, text, strlen(text), &doc, &err) || !ts_scenario_from_json(&doc, arena, out, &err)) {
+        fprintf(stderr, "scenario: %s: %s\n", err.path, err.message);
+        return false;
+    }
+    return true;
+}
+
+/* The journal with entry ids left out: transcript (role, content, timestamp), every entry's
+ * role and timestamp, tasks (their ids are content-derived, so they are kept), checkpoint
+ * state and counters. Two runs of one scenario must give the same shape. */
+static void journal_shape(const ts_journal *j, ts_buf *out) {
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_json doc;
+    ts_error err;
+    ts_error_clear(&err);
+    CHECK(ts_journal_to_json(j, &arena, &doc, &err));
+    const ts_json *transcript = ts_json_get(&doc, "transcript");
+    for (size_t i = 0; transcript && i < transcript->u.a.count; i++) {
+        const ts_json *e = &transcript->u.a.items[i];
+        ts_buf_appendf(out, "T %s ", ts_json_string(ts_json_get(e, "role")).ptr);
+        ts_codec_write(out, ts_json_get(e, "content"), TS_WRITE_COMPACT);
+        ts_buf_appendf(out, " %s\n", ts_json_string(ts_json_get(e, "timestamp")).ptr);
+    }
+    for (size_t i = 0; i < j->entry_count; i++)
+        ts_buf_appendf(out, "E %s %s\n", ts_entry_role_name(j->entries[i].role), j->entries[i].timestamp.ptr);
+    for (size_t i = 0; i < j->task_count; i++) {
+        ts_buf_appendf(out, "K %s %s %s ", j->tasks[i].id, j->tasks[i].kind.ptr, ts_task_status_name(j->tasks[i].status));
+        ts_codec_write(out, &j->tasks[i].result, TS_WRITE_COMPACT);
+        ts_buf_append_char(out, '\n');
+    }
+    ts_buf_appendf(out, "C %llu %llu ", (unsigned long long)j->checkpoint.sequence,
+                   (unsigned long long)j->checkpoint.signals_consumed);
+    ts_codec_write(out, &j->checkpoint.state, TS_WRITE_COMPACT);
+    ts_buf_appendf(out, " signals=%zu events=%llu\n", j->signal_count, (unsigned long long)j->events_applied);
+    ts_arena_free(&arena);
+}
+
+/* Drives scenario on a fresh memory store; returns the final shape in out. */
+static bool drive_shape(const ts_scenario *scenario, const ts_engine_options *options, ts_buf *out,
+                        ts_engine_state *state, uint64_t *commits) {
+    ts_store *store = ts_memory_store_new();
+    ts_error err;
+    ts_error_clear(&err);
+    bool ok = ts_engine_drive(store, scenario, options, state, commits, &err);
+    if (!ok) fprintf(stderr, "drive: %s\n", err.message);
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_journal j;
+    CHECK(ts_store_load(store, &arena, &j, &err));
+    journal_shape(&j, out);
+    ts_journal_free(&j);
+    ts_arena_free(&arena);
+    ts_store_close(store);
+    return ok;
+}
+
+static void roles_of(const ts_journal *j, char *out, size_t size) {
+    ts_arena arena;
+    ts_arena_init(&arena);
+    const ts_entry **path;
+    size_t count;
+    ts_error err;
+    ts_error_clear(&err);
+    out[0] = '\0';
+    if (ts_journal_path(j, j->checkpoint.leaf_id, &arena, &path, &count, &err))
+        for (size_t i = 0; i < count && strlen(out) + 2 < size; i++)
+            strcat(out, path[i]->role == TS_ENTRY_USER ? "u" : path[i]->role == TS_ENTRY_ASSISTANT ? "a" : "t");
+    ts_arena_free(&arena);
+}
+
+static void test_n_simple_turns_give_2n_entries(void) {
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_scenario s;
+    CHECK(load_scenario(&arena, simple_turns, &s));
+    ts_store *store = ts_memory_store_new();
+    ts_error err;
+    ts_error_clear(&err);
+    ts_engine_state state;
+    CHECK(ts_engine_drive(store, &s, NULL, &state, NULL, &err));
+    CHECK(state == TS_ENGINE_WAITING_SIGNAL);
+    ts_journal j;
+    CHECK(ts_store_load(store, &arena, &j, &err));
+    char roles[64];
+    roles_of(&j, roles, sizeof roles);
+    CHECK_STR_EQ(roles, "uauaua");
+    CHECK(j.entry_count == 6);
+    CHECK(j.task_count == 3);
+    CHECK(j.checkpoint.signals_consumed == 2);
+    CHECK_STR_EQ(j.entries[0].timestamp.ptr, "2026-05-13T10:00:00.0000000+00:00");
+    CHECK_STR_EQ(j.entries[5].timestamp.ptr, "2026-05-13T10:00:05.0000000+00:00");
+    /* Driving again resumes a finished run: nothing new. */
+    CHECK(ts_engine_drive(store, &s, NULL, &state, NULL, &err));
+    ts_journal again;
+    CHECK(ts_store_load(store, &arena, &again, &err));
+    CHECK(again.entry_count == 6 && again.checkpoint.sequence == j.checkpoint.sequence);
+    ts_journal_free(&j);
+    ts_journal_free(&again);
+    ts_store_close(store);
+    ts_arena_free(&arena);
+}
+
+static void test_tools_suspend_signal_branch(void) {
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_scenario s;
+    CHECK(load_scenario(&arena, with_tools, &s));
+    ts_store *store = ts_memory_store_new();
+    ts_error err;
+    ts_error_clear(&err);
+    ts_engine *engine = ts_engine_open(store, &s, NULL, &err);
+    CHECK(engine != NULL);
+    ts_engine_state state;
+    CHECK(ts_engine_run(engine, &state, &err));
+    CHECK(state == TS_ENGINE_WAITING_TASK); /* fetch is async */
+    char roles[64];
+    roles_of(ts_engine_journal(engine), roles, sizeof roles);
+    CHECK_STR_EQ(roles, "uat"); /* add's result is in; fetch is pending */
+    ts_engine_close(engine);
+    CHECK(ts_engine_drive(store, &s, NULL, &state, NULL, &err));
+    CHECK(state == TS_ENGINE_WAITING_SIGNAL);
+    ts_journal j;
+    CHECK(ts_store_load(store, &arena, &j, &err));
+    roles_of(&j, roles, sizeof roles);
+    /* The branch replaced position 1: user, user(branch), assistant. */
+    CHECK_STR_EQ(roles, "uua");
+    /* The whole tree: u a t t t, the signal (consumed before the next LLM call) and the
+     * answer, then the branch's u a. */
+    CHECK(j.entry_count == 9);
+    CHECK(j.entries[5].role == TS_ENTRY_USER &&
+          ts_str_eq_cstr(ts_json_string(ts_json_get(&j.entries[5].content, "text")), "while waiting"));
+    CHECK(strcmp(j.entries[7].parent_id, j.entries[0].id) == 0); /* the branch hangs off the root */
+    int tool_entries = 0;
+    for (size_t i = 0; i < j.entry_count; i++) tool_entries += j.entries[i].role == TS_ENTRY_TOOL;
+    CHECK(tool_entries == 3); /* one per call id, also across the suspension */
+    CHECK(j.task_count == 6); /* 3 LLM + 3 tools */
+    const ts_entry *failed_tool = &j.entries[4];
+    CHECK(failed_tool->role == TS_ENTRY_TOOL && ts_json_get(&failed_tool->content, "error") != NULL);
+    ts_journal_free(&j);
+    ts_store_close(store);
+    ts_arena_free(&arena);
+}
+
+/* Crash before commit K, for every K: the resumed run ends exactly as the uninterrupted one. */
+static void test_crash_before_every_commit(void) {
+    const char *const scenarios[] = {simple_turns, with_tools};
+    for (size_t n = 0; n < 2; n++) {
+        ts_arena arena;
+        ts_arena_init(&arena);
+        ts_scenario s;
+        CHECK(load_scenario(&arena, scenarios[n], &s));
+        ts_buf expected;
+        ts_buf_init(&expected);
+        ts_engine_state state;
+        uint64_t commits = 0;
+        CHECK(drive_shape(&s, NULL, &expected, &state, &commits));
+        CHECK(commits >= 6);
+        for (uint64_t k = 1; k <= commits + 1; k++) {
+            ts_engine_options options = {.crash_before_commit = k};
+            ts_buf got;
+            ts_buf_init(&got);
+            CHECK(drive_shape(&s, &options, &got, &state, NULL));
+            CHECK(got.len == expected.len && memcmp(got.data, expected.data, got.len) == 0);
+            if (got.len != expected.len || memcmp(got.data, expected.data, got.len) != 0)
+                fprintf(stderr, "crash before commit %llu:\n%s\nexpected:\n%s\n", (unsigned long long)k, got.data,
+                        expected.data);
+            ts_buf_free(&got);
+        }
+        ts_buf_free(&expected);
+        ts_arena_free(&arena);
+    }
+}
+
+/* An I/O error at write N, for every N: the drive fails with the error and changes nothing
+ * half-way; driving again finishes exactly as an uninterrupted run. */
+static void test_io_error_at_every_write(void) {
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_scenario s;
+    CHECK(load_scenario(&arena, with_tools, &s));
+    ts_buf expected;
+    ts_buf_init(&expected);
+    ts_engine_state state;
+    CHECK(drive_shape(&s, NULL, &expected, &state, NULL));
+    for (uint64_t n = 1;; n++) {
+        ts_store *store = ts_memory_store_new();
+        ts_memory_store_fail_write_at(store, n);
+        ts_error err;
+        ts_error_clear(&err);
+        bool ok = ts_engine_drive(store, &s, NULL, &state, NULL, &err);
+        if (ok) { /* fewer writes than n: the loop has covered every point */
+            ts_store_close(store);
+            CHECK(n > 10);
+            break;
+        }
+        CHECK(strstr(err.message, "injected I/O error") != NULL);
+        CHECK(ts_engine_drive(store, &s, NULL, &state, NULL, &err));
+        ts_journal j;
+        CHECK(ts_store_load(store, &arena, &j, &err));
+        ts_buf got;
+        ts_buf_init(&got);
+        journal_shape(&j, &got);
+        CHECK(got.len == expected.len && memcmp(got.data, expected.data, got.len) == 0);
+        ts_buf_free(&got);
+        ts_journal_free(&j);
+        ts_store_close(store);
+    }
+    ts_buf_free(&expected);
+    ts_arena_free(&arena);
+}
+
+/* A failed commit is retried by the same engine with the same entry ids. */
+static void test_retry_reuses_minted_ids(void) {
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_scenario s;
+    CHECK(load_scenario(&arena, simple_turns, &s));
+    ts_store *store = ts_memory_store_new();
+    ts_error err;
+    ts_error_clear(&err);
+    ts_engine *engine = ts_engine_open(store, &s, NULL, &err);
+    ts_memory_store_fail_write_at(store, 1); /* the first commit */
+    ts_engine_state state;
+    CHECK(!ts_engine_run(engine, &state, &err));
+    CHECK(ts_engine_journal(engine)->entry_count == 0);
+    CHECK(ts_engine_run(engine, &state, &err));
+    const ts_journal *j = ts_engine_journal(engine);
+    CHECK(j->entry_count == 2);
+    /* A second engine on the same store sees the same ids the first minted. */
+    ts_engine *other = ts_engine_open(store, &s, NULL, &err);
+    CHECK(other && strcmp(ts_engine_journal(other)->entries[0].id, j->entries[0].id) == 0);
+    ts_engine_close(other);
+    ts_engine_close(engine);
+    ts_store_close(store);
+    ts_arena_free(&arena);
+}
+
+/* Store -> load -> serialise is byte-identical, and two loads agree. */
+static void test_journal_round_trip_is_byte_identical(void) {
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_scenario s;
+    CHECK(load_scenario(&arena, with_tools, &s));
+    ts_store *store = ts_memory_store_new();
+    ts_error err;
+    ts_error_clear(&err);
+    ts_engine_state state;
+    CHECK(ts_engine_drive(store, &s, NULL, &state, NULL, &err));
+    ts_journal first, second, parsed;
+    CHECK(ts_store_load(store, &arena, &first, &err));
+    ts_json doc, doc_again;
+    CHECK(ts_journal_to_json(&first, &arena, &doc, &err));
+    ts_buf text, text_again;
+    ts_buf_init(&text);
+    ts_buf_init(&text_again);
+    CHECK(ts_codec_write(&text, &doc, TS_WRITE_COMPACT));
+    /* through the JSON form and back */
+    ts_json reread;
+    CHECK(ts_codec_parse(&arena, text.data, text.len, &reread, &err));
+    ts_journal_init(&parsed);
+    CHECK(ts_journal_from_json(&reread, &arena, &parsed, &err));
+    CHECK(ts_journal_to_json(&parsed, &arena, &doc_again, &err));
+    CHECK(ts_codec_write(&text_again, &doc_again, TS_WRITE_COMPACT));
+    CHECK(text.len == text_again.len && memcmp(text.data, text_again.data, text.len) == 0);
+    CHECK(ts_store_load(store, &arena, &second, &err));
+    ts_buf_reset(&text_again);
+    CHECK(ts_journal_to_json(&second, &arena, &doc_again, &err) && ts_codec_write(&text_again, &doc_again, TS_WRITE_COMPACT));
+    CHECK(text.len == text_again.len && memcmp(text.data, text_again.data, text.len) == 0);
+    CHECK(strstr(text.data, "\"timestamp\":\"2026-05-13T10:00:00.5000000+00:00\"") != NULL);
+    ts_buf_free(&text);
+    ts_buf_free(&text_again);
+    ts_journal_free(&first);
+    ts_journal_free(&second);
+    ts_journal_free(&parsed);
+    ts_store_close(store);
+    ts_arena_free(&arena);
+}
+
+/* Every mutant changes the outcome of some scenario, under a crash or not (the conformance
+ * checkers then say which rule it breaks). */
+static void test_every_mutant_changes_some_run(void) {
+    const char *const scenarios[] = {simple_turns, with_tools, escaped_keys};
+    for (int m = 1; m < TS_ENGINE_MUTANT_COUNT; m++) {
+        bool differs = false;
+        for (size_t n = 0; n < 3 && !differs; n++) {
+            ts_arena arena;
+            ts_arena_init(&arena);
+            ts_scenario s;
+            CHECK(load_scenario(&arena, scenarios[n], &s));
+            ts_buf expected;
+            ts_buf_init(&expected);
+            ts_engine_state state;
+            uint64_t commits = 0;
+            drive_shape(&s, NULL, &expected, &state, &commits);
+            for (uint64_t k = 0; k <= commits + 2 && !differs; k++) {
+                ts_engine_options options = {.mutant = (ts_engine_mutant)m, .crash_before_commit = k};
+                ts_buf got;
+                ts_buf_init(&got);
+                bool ok = drive_shape(&s, &options, &got, &state, NULL);
+                differs = !ok || got.len != expected.len || memcmp(got.data, expected.data, got.len) != 0;
+                ts_buf_free(&got);
+            }
+            ts_buf_free(&expected);
+            ts_arena_free(&arena);
+        }
+        if (!differs) fprintf(stderr, "mutant %s changed nothing\n", ts_engine_mutant_name((ts_engine_mutant)m));
+        CHECK(differs);
+    }
+}
+
+int main(void) {
+    TS_RUN(test_n_simple_turns_give_2n_entries);
+    TS_RUN(test_tools_suspend_signal_branch);
+    TS_RUN(test_crash_before_every_commit);
+    TS_RUN(test_io_error_at_every_write);
+    TS_RUN(test_retry_reuses_minted_ids);
+    TS_RUN(test_journal_round_trip_is_byte_identical);
+    TS_RUN(test_every_mutant_changes_some_run);
+    return ts_unit_finish();
+}
