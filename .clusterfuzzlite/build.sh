@@ -4,8 +4,8 @@
 # Honours the environment those builders set: $CC, $CFLAGS (sanitizer and coverage flags),
 # $LIB_FUZZING_ENGINE (the engine to link), $OUT (where binaries, seed corpora and
 # dictionaries go), $SRC. The engine's builder images have no Bazel 4 offline setup, so this
-# compiles the same sources //fuzz:<target> does, directly. jansson and libcrypto are linked
-# statically: the runner image does not have them.
+# compiles the same sources //fuzz:<target> does, directly. jansson, libcrypto and libuuid are
+# linked statically: the runner image does not have them.
 #
 # Local check (ci/clusterfuzzlite_local.sh does this):
 #   CC=clang CFLAGS="-fsanitize=address,fuzzer-no-link -g" LIB_FUZZING_ENGINE=-fsanitize=fuzzer \
@@ -18,10 +18,12 @@ common_flags="-std=c11 -D_POSIX_C_SOURCE=200809L -I$root"
 library_sources=(
     core/arena.c core/buf.c core/codec.c core/digest.c core/error.c core/host.c core/json.c core/merger.c
     core/model.c core/numfmt.c core/strmap.c core/timestamp.c
+    core/canon.c core/taskid.c core/journal.c core/scenario.c core/engine.c core/store_memory.c
     conformance/checkers/checks.c conformance/checkers/expect.c conformance/checkers/findings.c
+    conformance/checkers/journal_checks.c
     conformance/certifier/report.c conformance/certifier/run.c conformance/certifier/suite.c conformance/certifier/testee.c
     conformance/testee/handler.c conformance/testee/mutants.c
-    fuzz/gen.c fuzz/oracle.c
+    fuzz/gen.c fuzz/oracle.c fuzz/scenario_gen.c
 )
 objects=()
 for source in "${library_sources[@]}"; do
@@ -29,8 +31,8 @@ for source in "${library_sources[@]}"; do
     $CC $CFLAGS $common_flags -c "$source" -o "$object"
     objects+=("$object")
 done
-static_libs="-Wl,-Bstatic -ljansson -lcrypto -Wl,-Bdynamic -lm -ldl -lpthread"
-for target in merge_bytes merge_structured differential codec_roundtrip; do
+static_libs="-Wl,-Bstatic -ljansson -lcrypto -luuid -Wl,-Bdynamic -lm -ldl -lpthread"
+for target in merge_bytes merge_structured differential codec_roundtrip resume_scenarios; do
     $CC $CFLAGS $common_flags -c "fuzz/$target.c" -o "$OUT/obj/$target.o"
     $CC $CFLAGS "$OUT/obj/$target.o" "${objects[@]}" $LIB_FUZZING_ENGINE $static_libs -o "$OUT/$target"
     (cd "corpora/$target/seeds" && zip -q -j "$OUT/${target}_seed_corpus.zip" ./* \

@@ -16,7 +16,7 @@ ci/setup.sh
 out="${FUZZ_OUT:-/tmp/turnstile-fuzz}"
 rm -rf "$out"
 mkdir -p "$out"
-targets=(merge_bytes merge_structured differential codec_roundtrip)
+targets=(merge_bytes merge_structured differential codec_roundtrip resume_scenarios)
 bazel build --config=libfuzzer $(printf '//fuzz:%s_bin ' "${targets[@]}") >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 bazel build --config=afl $(printf '//fuzz:%s_bin ' "${targets[@]}") >>"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 bin="$PWD/bazel-out/k8-fastbuildlibfuzzer/bin/fuzz" # --platform_suffix=libfuzzer fixes this path

@@ -213,7 +213,7 @@ static void test_manifest_is_well_formed(void) {
     }
     }
     for (size_t s = 0; s < rule_count; s++) {
-        if (strcmp(levels[s], "MAY") == 0) continue;
+        if (strcmp(levels[s], "MAY") == 0 || rules[s][0] == 'J') continue; /* J: golden_journal_test */
         if (!covered[s]) fprintf(stderr, "SPEC rule %s (%s) has no case\n", rules[s], levels[s]);
         /* W2, W6 are about rejecting input: covered by conformance/cli/cli_test.sh. */
         CHECK(covered[s] || !strcmp(rules[s], "W2") || !strcmp(rules[s], "W6"));

@@ -311,8 +311,9 @@ oom:
 
 /* ---------------------------------------------------------------------- JSON forms ------- */
 
-static ts_json str_or_null(const char *s) {
-    return s[0] ? ts_json_make_string(ts_str_from(s)) : ts_json_make_null();
+/* A copy in arena (the source may be a char array inside a journal on someone's stack). */
+static ts_json str_or_null(ts_arena *arena, const char *s) {
+    return s[0] ? ts_json_make_string(ts_str_dup(arena, ts_str_from(s))) : ts_json_make_null();
 }
 
 bool ts_entry_to_json(const ts_entry *entry, ts_arena *arena, ts_json *out) {
@@ -455,7 +456,7 @@ bool ts_journal_to_json(const ts_journal *journal, ts_arena *arena, ts_json *out
     if (journal->has_checkpoint) ok = ok && ts_checkpoint_to_json(&journal->checkpoint, arena, &checkpoint);
     ts_json_builder b;
     ts_json_builder_init(&b, arena);
-    ts_json_builder_add(&b, "executionId", str_or_null(journal->execution_id));
+    ts_json_builder_add(&b, "executionId", str_or_null(arena, journal->execution_id));
     ts_json_builder_add(&b, "transcript", (ts_json){TS_JSON_ARRAY, {.a = {transcript, path_count}}});
     ts_json_builder_add(&b, "entries", (ts_json){TS_JSON_ARRAY, {.a = {entries, journal->entry_count}}});
     ts_json_builder_add(&b, "tasks", (ts_json){TS_JSON_ARRAY, {.a = {tasks, journal->task_count}}});
@@ -498,4 +499,38 @@ bool ts_journal_from_json(const ts_json *value, ts_arena *arena, ts_journal *out
     const ts_json *applied = ts_json_get(value, "eventsApplied");
     if (applied && !count_member(value, "eventsApplied", &out->events_applied, "", err)) return false;
     return true;
+}
+
+static void number_entry_ids(ts_json *value, const ts_strmap *positions, ts_arena *arena) {
+    if (value->kind == TS_JSON_ARRAY)
+        for (size_t i = 0; i < value->u.a.count; i++) number_entry_ids(&value->u.a.items[i], positions, arena);
+    if (value->kind != TS_JSON_OBJECT) return;
+    for (size_t i = 0; i < value->u.o.count; i++) {
+        ts_member *m = &value->u.o.members[i];
+        size_t position;
+        bool id_member = ts_str_eq_cstr(m->key, "entryId") || ts_str_eq_cstr(m->key, "parentId") ||
+                         ts_str_eq_cstr(m->key, "leafId");
+        if (id_member && m->value.kind == TS_JSON_STRING && ts_strmap_get(positions, 0, m->value.u.s, &position)) {
+            char text[32];
+            snprintf(text, sizeof text, "#%zu", position);
+            m->value.u.s = ts_str_dup(arena, ts_str_from(text));
+        } else if (!ts_str_eq_cstr(m->key, "content") && !ts_str_eq_cstr(m->key, "result")) {
+            number_entry_ids(&m->value, positions, arena);
+        }
+    }
+}
+
+bool ts_journal_json_without_ids(const ts_json *journal, ts_arena *arena, ts_json *out) {
+    if (!ts_json_clone(arena, journal, out)) return false;
+    const ts_json *entries = ts_json_get(out, "entries");
+    ts_strmap positions;
+    ts_strmap_init(&positions);
+    bool ok = true;
+    for (size_t i = 0; entries && entries->kind == TS_JSON_ARRAY && i < entries->u.a.count && ok; i++) {
+        ts_str id = ts_json_string(ts_json_get(&entries->u.a.items[i], "entryId"));
+        if (id.ptr) ok = ts_strmap_put(&positions, 0, id, i);
+    }
+    if (ok) number_entry_ids(out, &positions, arena);
+    ts_strmap_free(&positions);
+    return ok;
 }

@@ -157,4 +157,11 @@ bool ts_checkpoint_from_json(const ts_json *value, ts_arena *arena, ts_checkpoin
 bool ts_journal_to_json(const ts_journal *journal, ts_arena *arena, ts_json *out, ts_error *err);
 bool ts_journal_from_json(const ts_json *value, ts_arena *arena, ts_journal *out, ts_error *err);
 
+/* A copy of a journal's JSON form with every entry id (in entryId, parentId and leafId
+ * members, outside contents and results) replaced by its position in "entries": "#0", "#1"...
+ * Entry ids are random (SPEC J1), so two runs of one scenario are compared this way. Returns
+ * false on allocation failure. Works on any JSON value (a malformed journal is copied as it
+ * is, with whatever ids it has numbered). */
+bool ts_journal_json_without_ids(const ts_json *journal, ts_arena *arena, ts_json *out);
+
 #endif

@@ -66,7 +66,8 @@ static bool read_clock(const ts_json *clock, ts_scenario *out, ts_error *err) {
     if (instant.seconds < 0 || instant.seconds > 253402300799LL - 86400LL * 365 * 100)
         return fail(err, "clock.start", "must be between 1970 and 9899");
     out->has_clock = true;
-    out->clock_start_ms = instant.seconds * 1000 + instant.fraction / 10000000000000LL;
+    out->clock_start_seconds = instant.seconds;
+    out->clock_start_ticks = instant.fraction / 1000000000LL; /* 10^-16 s -> 10^-7 s */
     out->clock_step_ms = step->u.i;
     return true;
 }
@@ -193,9 +194,10 @@ static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d) {
 void ts_scenario_timestamp(const ts_scenario *scenario, uint64_t n, char out[TS_TIMESTAMP_TEXT]) {
     int64_t seconds, ticks; /* ticks: 100 ns, as .NET counts */
     if (scenario->has_clock) {
-        int64_t ms = scenario->clock_start_ms + (int64_t)n * scenario->clock_step_ms;
-        seconds = ms / 1000;
-        ticks = (ms % 1000) * 10000;
+        int64_t step_ticks = (int64_t)n * scenario->clock_step_ms * 10000; /* n < 2^40 entries */
+        int64_t all_ticks = scenario->clock_start_ticks + step_ticks % 10000000;
+        seconds = scenario->clock_start_seconds + step_ticks / 10000000 + all_ticks / 10000000;
+        ticks = all_ticks % 10000000;
     } else {
         struct timespec now;
         clock_gettime(CLOCK_REALTIME, &now);

@@ -54,7 +54,8 @@ typedef struct ts_tool_script {
 typedef struct ts_scenario {
     char execution_id[TS_UUID_TEXT];
     bool has_clock;
-    int64_t clock_start_ms;  /* Unix milliseconds */
+    int64_t clock_start_seconds; /* Unix seconds */
+    int64_t clock_start_ticks;   /* and 100 ns units within that second (finer digits are cut) */
     int64_t clock_step_ms;
     ts_str input;
     const ts_json *llm;      /* answers (objects with "text" and optional "toolCalls") */
@@ -72,7 +73,8 @@ bool ts_scenario_from_json(const ts_json *value, ts_arena *arena, ts_scenario *o
 /* The scripted tool of that name, or NULL. */
 const ts_tool_script *ts_scenario_tool(const ts_scenario *scenario, ts_str name);
 
-/* The timestamp of the n-th entry ever created (0-based): clock.start + n * stepMs, written
+/* The timestamp of the n-th entry ever created (0-based): clock.start + n * stepMs (start cut
+ * to 100 ns, the precision written), written
  * "YYYY-MM-DDThh:mm:ss.fffffff+00:00" (the form .NET writes). Without a clock, the wall clock.
  * Only ever called when an entry is minted, never when one is read back. */
 enum { TS_TIMESTAMP_TEXT = 64 };

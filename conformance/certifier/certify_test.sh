@@ -65,6 +65,12 @@ dangling-metadata-dropped R1,R2,R3
 created-at-overwritten K1
 keyed-before-unkeyed I2,O1,O2,O3
 no-host-response-id H1
+counter-entry-ids J1,J2,J3,J4,J6,J7,J8,J9,J10,J11,J12
+timestamps-regenerated-on-load J7,J3,J4,J6,J8
+resume-restarts-loop J9,J3,J4,J6,J7,J8,J11,J12
+both-layers-persist J4,J3,J6,J7,J8,J9,J11,J12
+unescaped-canonical-keys J5,J6,J7
+signal-consumed-outside-commit J10,J3,J4,J6,J7,J8,J11,J12
 LIST
 name=mutant_over_the_pipe
 # .NET sorts 2 and 3 elements with a compare-and-swap network, which happens to order the

@@ -10,12 +10,21 @@
 
 static bool failing(const ts_case_result *r) { return r->verdict == TS_VERDICT_FAIL || r->verdict == TS_VERDICT_ERROR; }
 
+/* Which cases a rule is judged on: host rules (H) on host cases, the resume engine's (J) on
+ * journal cases, D1 on every case, the merge rules on merge and host cases (a host's answer
+ * holds a merged response). */
+static bool rule_applies(const char *rule, const char *op) {
+    if (rule[0] == 'H') return strcmp(op, "host") == 0;
+    if (rule[0] == 'J') return strcmp(op, "journal") == 0;
+    if (strcmp(rule, "D1") == 0) return true;
+    return strcmp(op, "journal") != 0;
+}
+
 static void rule_counts(const ts_certification *c, const char *rule, size_t *passed, size_t *failed, size_t *skipped) {
     *passed = *failed = *skipped = 0;
-    bool host_rule = rule[0] == 'H';
     for (size_t i = 0; i < c->count; i++) {
         const ts_case_result *r = &c->results[i];
-        if (host_rule && strcmp(r->c->op, "host") != 0) continue; /* host rules apply to host cases only */
+        if (!rule_applies(rule, r->c->op)) continue;
         if (r->verdict == TS_VERDICT_SKIPPED || r->verdict == TS_VERDICT_ERROR) (*skipped)++;
         else if (ts_findings_has(&r->findings, rule)) (*failed)++;
         else (*passed)++;
@@ -54,11 +63,8 @@ void ts_report_text(FILE *out, const ts_certification *c, const char *replay, bo
         if (!ts_run_rule_selected(c->options, info->id)) continue;
         size_t p, f, s;
         rule_counts(c, info->id, &p, &f, &s);
-        bool applies = false; /* host rules only where host cases ran, and vice versa */
-        for (size_t i = 0; i < c->count && !applies; i++) {
-            bool host_case = strcmp(c->results[i].c->op, "host") == 0;
-            applies = info->id[0] == 'H' ? host_case : true;
-        }
+        bool applies = false; /* only rules some case that ran is judged on */
+        for (size_t i = 0; i < c->count && !applies; i++) applies = rule_applies(info->id, c->results[i].c->op);
         if (!applies) continue;
         fprintf(out, "%-5s %-12s %6zu  %6zu  %7zu  %s\n", info->id,
                 info->level == TS_LEVEL_REQUIRED ? "Required" : "Recommended", p, f, s, info->title);

@@ -8,7 +8,9 @@
 #include <time.h>
 
 #include "conformance/checkers/checks.h"
+#include "conformance/checkers/journal_checks.h"
 #include "core/codec.h"
+#include "core/journal.h"
 
 const char *ts_verdict_name(ts_verdict verdict) {
     switch (verdict) {
@@ -152,24 +154,28 @@ static void judge(const ts_case *c, const char *line, size_t len, const ts_run_o
         snprintf(r->detail, sizeof r->detail, "the testee does not implement op \"%s\"", c->op);
         goto done;
     }
-    bool host = strcmp(c->op, "host") == 0;
+    bool host = strcmp(c->op, "host") == 0, journal = strcmp(c->op, "journal") == 0;
     ts_str rejection = ts_json_string(ts_json_get(&answer, "error"));
-    const ts_json *response = ts_json_get(&answer, "response");
+    const ts_json *response = ts_json_get(&answer, journal ? "journal" : "response");
     ts_findings all;
     ts_findings_init(&all);
     if (rejection.ptr) {
         r->outcome = "rejected";
         snprintf(r->detail, sizeof r->detail, "%.*s", (int)(rejection.len > 380 ? 380 : rejection.len), rejection.ptr);
         if (host) ts_check_host(c->updates.updates, c->updates.count, NULL, NULL, true, &all);
+        else if (journal) ts_findings_add(&all, "J3", "the testee could not run a valid scenario: %s", r->detail);
         else ts_findings_add(&all, "W3", "the testee rejected a valid stream: %s", r->detail);
     } else if (!response) {
         ts_findings_free(&all);
         r->verdict = TS_VERDICT_ERROR;
         r->outcome = "protocol-error";
-        snprintf(r->detail, sizeof r->detail, "the answer has none of \"response\", \"error\", \"unsupported\"");
+        snprintf(r->detail, sizeof r->detail, "the answer has none of \"%s\", \"error\", \"unsupported\"",
+                 journal ? "journal" : "response");
         goto done;
     } else if (host) {
         ts_check_host(c->updates.updates, c->updates.count, ts_json_get(&answer, "stream"), response, false, &all);
+    } else if (journal) {
+        ts_check_journal(&c->scenario, response, &all);
     } else {
         ts_check_merge(c->updates.updates, c->updates.count, (ts_str){NULL, 0}, response, &all);
     }
@@ -187,8 +193,12 @@ static void judge(const ts_case *c, const char *line, size_t len, const ts_run_o
             ts_json_builder_add(&b, "response", *response);
             ts_json_builder_finish(&b, &got);
         }
-        r->equivalent = ts_json_equal(&c->expected, &got);
-        if (!r->equivalent) ts_json_first_difference(&c->expected, &got, r->diff, sizeof r->diff);
+        ts_json expected = c->expected;
+        if (journal && !(ts_journal_json_without_ids(&c->expected, &arena, &expected) &&
+                        ts_journal_json_without_ids(response, &arena, &got)))
+            got = ts_json_make_null();
+        r->equivalent = ts_json_equal(&expected, &got);
+        if (!r->equivalent) ts_json_first_difference(&expected, &got, r->diff, sizeof r->diff);
     }
 done:
     ts_arena_free(&arena);
@@ -313,6 +323,17 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
                 ts_error err;
                 bool first_ok = ts_codec_parse(&arena, r->answer, strlen(r->answer), &first, &err);
                 bool second_ok = first_ok && ts_codec_parse(&arena, answer.data ? answer.data : "", answer.len, &second, &err);
+                const ts_json *first_journal = ts_json_get(&first, "journal"), *second_journal = ts_json_get(&second, "journal");
+                if (second_ok && strcmp(r->c->op, "journal") == 0 && first_journal && second_journal) {
+                    /* entry ids are random (J1): the journals are compared with ids numbered by position */
+                    ts_json a, b;
+                    second_ok = ts_journal_json_without_ids(first_journal, &arena, &a) &&
+                                ts_journal_json_without_ids(second_journal, &arena, &b);
+                    if (second_ok) {
+                        *(ts_json *)first_journal = a;
+                        *(ts_json *)second_journal = b;
+                    }
+                }
                 same = second_ok && ts_json_equal(&first, &second);
                 if (!same) {
                     char where[500] = "the second answer is not JSON";

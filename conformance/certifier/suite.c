@@ -99,23 +99,32 @@ static bool load_case(ts_suite *suite, const char *dir, const ts_json *entry, ts
     size_t len;
     char *data = read_all(path, &len);
     if (!data) return fail(err, path, "cannot read the case's input");
+    bool journal = strcmp(c->op, "journal") == 0;
     ts_json values;
     ts_error inner;
     ts_error_clear(&inner);
-    bool ok = input_values(arena, data, len, &values, &inner) &&
-              ts_stream_from_array(arena, &values, "", &c->updates, &inner);
+    bool ok = journal ? ts_codec_parse(arena, data, len, &values, &inner) &&
+                            ts_scenario_from_json(&values, arena, &c->scenario, &inner)
+                      : input_values(arena, data, len, &values, &inner) &&
+                            ts_stream_from_array(arena, &values, "", &c->updates, &inner);
     free(data);
     if (!ok) {
         char message[600];
         ts_error_format(&inner, path, message, sizeof message);
         return fail(err, path, message);
     }
+    const ts_json *crash = ts_json_get(entry, "crashBeforeCommit");
+    if (crash && (crash->kind != TS_JSON_INT || crash->u.i < 1 || !journal))
+        return fail(err, path, "\"crashBeforeCommit\" is a positive integer, for journal cases only");
+    c->crash_before_commit = crash ? (long)crash->u.i : 0;
     ts_buf request;
     ts_buf_init(&request);
     ts_buf_append_str(&request, "{\"id\":");
     ts_codec_write_string(&request, id);
-    ts_buf_appendf(&request, ",\"op\":\"%s\",\"%s\":", c->op, strcmp(c->op, "host") == 0 ? "emissions" : "updates");
+    ts_buf_appendf(&request, ",\"op\":\"%s\",\"%s\":", c->op,
+                   journal ? "scenario" : strcmp(c->op, "host") == 0 ? "emissions" : "updates");
     ts_codec_write(&request, &values, TS_WRITE_COMPACT);
+    if (c->crash_before_commit) ts_buf_appendf(&request, ",\"crashBeforeCommit\":%ld", c->crash_before_commit);
     ts_buf_append_char(&request, '}');
     c->request = ts_arena_strndup(arena, request.data, request.len);
     c->request_len = request.len;

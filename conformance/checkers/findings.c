@@ -32,6 +32,19 @@ const ts_rule_info ts_rules[] = {
     {"H3", TS_LEVEL_REQUIRED, "host: conflicting ids normalised or rejected"},
     {"H4", TS_LEVEL_REQUIRED, "host: emissions passed on in order, unaltered but for responseId"},
     {"H5", TS_LEVEL_REQUIRED, "host: the response is a conformant merge of the emitted stream"},
+    {"J1", TS_LEVEL_REQUIRED, "journal: entry ids are distinct random UUIDv4s"},
+    {"J2", TS_LEVEL_REQUIRED, "journal: a tree, and a transcript that is the path to the leaf (and the journal shape)"},
+    {"J3", TS_LEVEL_REQUIRED, "journal: the transcript is the scenario's"},
+    {"J4", TS_LEVEL_REQUIRED, "journal: exactly the entries the loop creates (one owner of persistence)"},
+    {"J5", TS_LEVEL_REQUIRED, "journal: tasks named by their canonical content"},
+    {"J6", TS_LEVEL_REQUIRED, "journal: a task runs once, with the scripted result"},
+    {"J7", TS_LEVEL_REQUIRED, "journal: an LLM task's input is the stored transcript before its entry"},
+    {"J8", TS_LEVEL_REQUIRED, "journal: timestamps minted once, from the scenario clock"},
+    {"J9", TS_LEVEL_REQUIRED, "journal: resume continues pending tool calls, never restarts"},
+    {"J10", TS_LEVEL_REQUIRED, "journal: each signal becomes exactly one user entry, in order"},
+    {"J11", TS_LEVEL_REQUIRED, "journal: the checkpoint says where to continue"},
+    {"J12", TS_LEVEL_RECOMMENDED, "journal: branches keep the abandoned history"},
+    {"J13", TS_LEVEL_REQUIRED, "journal: crash equivalence (judged through restart events by J3-J11)"},
 };
 const size_t ts_rule_count = sizeof ts_rules / sizeof ts_rules[0];
 

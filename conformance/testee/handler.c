@@ -6,8 +6,10 @@
 #include <time.h>
 
 #include "core/codec.h"
+#include "core/engine.h"
 #include "core/host.h"
 #include "core/merger.h"
+#include "core/store_memory.h"
 
 void ts_testee_config_init(ts_testee_config *config, const ts_mutant *mutant) {
     memset(config, 0, sizeof *config);
@@ -69,6 +71,49 @@ static void overwrite_created_at(const ts_testee_config *config, ts_response *re
     }
 }
 
+/* journal: runs the scenario on a fresh in-memory store (restart events rebuild the engine
+ * from it) and answers with the journal. "crashBeforeCommit": k simulates a process death
+ * just before the k-th commit, followed by a resume. */
+static void handle_journal(const ts_testee_config *config, ts_arena *arena, const ts_json *request, ts_str id,
+                           ts_buf *out) {
+    ts_error err;
+    ts_error_clear(&err);
+    char message[600];
+    const ts_json *scenario_json = ts_json_get(request, "scenario");
+    const ts_json *crash = ts_json_get(request, "crashBeforeCommit");
+    ts_scenario scenario;
+    if (!scenario_json) {
+        answer_error(out, id, "the request has no \"scenario\" object");
+        return;
+    }
+    if (!ts_scenario_from_json(scenario_json, arena, &scenario, &err)) {
+        snprintf(message, sizeof message, "scenario.%s: %s", err.path, err.message);
+        answer_error(out, id, message);
+        return;
+    }
+    if (crash && (crash->kind != TS_JSON_INT || crash->u.i < 0)) {
+        answer_error(out, id, "\"crashBeforeCommit\" must be a non-negative integer");
+        return;
+    }
+    ts_engine_options options = {.mutant = config->mutant ? config->mutant->engine : TS_ENGINE_CORRECT,
+                                 .crash_before_commit = crash ? (uint64_t)crash->u.i : 0};
+    ts_store *store = ts_memory_store_new();
+    ts_engine_state state;
+    ts_journal journal;
+    ts_journal_init(&journal);
+    ts_json value;
+    if (!store) {
+        answer_error(out, id, "out of memory");
+    } else if (!ts_engine_drive(store, &scenario, &options, &state, NULL, &err) ||
+               !ts_store_load(store, arena, &journal, &err) || !ts_journal_to_json(&journal, arena, &value, &err)) {
+        answer_error(out, id, err.message);
+    } else {
+        answer_with(out, id, "journal", &value, NULL, NULL);
+    }
+    ts_journal_free(&journal);
+    ts_store_close(store);
+}
+
 static void handle(const ts_testee_config *config, ts_arena *arena, const ts_json *request, ts_buf *out) {
     ts_str id = ts_json_string(ts_json_get(request, "id"));
     ts_str op = ts_json_string(ts_json_get(request, "op"));
@@ -83,8 +128,9 @@ static void handle(const ts_testee_config *config, ts_arena *arena, const ts_jso
     if (ts_str_eq_cstr(op, "hello")) {
         ts_json_builder hello;
         ts_json_builder_init(&hello, arena);
-        ts_json list[2] = {ts_json_make_string(ts_str_from("merge")), ts_json_make_string(ts_str_from("host"))};
-        ts_json ops_array = {TS_JSON_ARRAY, {.a = {list, 2}}};
+        ts_json list[3] = {ts_json_make_string(ts_str_from("merge")), ts_json_make_string(ts_str_from("host")),
+                           ts_json_make_string(ts_str_from("journal"))};
+        ts_json ops_array = {TS_JSON_ARRAY, {.a = {list, 3}}};
         char name[96];
         snprintf(name, sizeof name, "turnstile-%s%s", mutant ? "mutant-" : "reference", mutant ? mutant->name : "");
         ts_json_builder_add(&hello, "name", ts_json_make_string(ts_str_dup(arena, ts_str_from(name))));
@@ -93,6 +139,10 @@ static void handle(const ts_testee_config *config, ts_arena *arena, const ts_jso
         ts_json value;
         if (ts_json_builder_finish(&hello, &value)) answer_with(out, id, "hello", &value, NULL, NULL);
         else answer_error(out, id, "out of memory");
+        return;
+    }
+    if (ts_str_eq_cstr(op, "journal")) {
+        handle_journal(config, arena, request, id, out);
         return;
     }
     bool is_merge = ts_str_eq_cstr(op, "merge"), is_host = ts_str_eq_cstr(op, "host");

@@ -2,7 +2,8 @@
  *
  * Owns: the bugs, each reproduced at a seam of the reference rather than by a switch inside it:
  * an ordering function swapped into ts_merge_options, a transformation of the input updates or
- * of the merged response, or a host that skips assigning ids. The certifier must catch each one
+ * of the merged response, a host that skips assigning ids, or one of the resume engine's
+ * seams (engine.h: ts_engine_mutant). The certifier must catch each one
  * under the right rule and no unrelated one (conformance/certifier tests).
  */
 #ifndef TURNSTILE_CONFORMANCE_TESTEE_MUTANTS_H
@@ -11,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/engine.h"
 #include "core/merger.h"
 
 typedef struct ts_mutant {
@@ -21,6 +23,7 @@ typedef struct ts_mutant {
     bool drop_dangling_metadata;     /* finishReason, usage, agentId of dangling updates lost */
     bool overwrite_created_at;       /* every message gets the response's createdAt or "now" */
     bool no_host_response_id;        /* the host passes the agent's missing ids on */
+    ts_engine_mutant engine;         /* the journal op's bug; TS_ENGINE_CORRECT for the others */
 } ts_mutant;
 
 extern const ts_mutant ts_mutants[];

@@ -1,0 +1,42 @@
+/* journal_checks.h — the resume-engine checkers: decide rules J1-J12 of conformance/SPEC.md
+ * section 6 on any testee's answer to a `journal` request (conformance/PROTOCOL.md).
+ *
+ * Owns: judging a journal against its scenario. The expected execution is re-derived here from
+ * SPEC §6.1 alone — a small simulation of the scripted world (the ReAct loop, the LLM answer
+ * index, tool scripts, async tools, signals, edits, restarts, the clock, task names) — and never
+ * by calling the reference engine (core/engine.h) or a store, so that the engine and this oracle
+ * can disagree, and a disagreement is a finding. Only core's model modules are used (journal.h's
+ * role and status names, scenario.h, canon.h, taskid.h, json.h, codec.h, timestamp.h).
+ *
+ * Where SPEC §6 leaves a choice, every allowed choice passes: member order; the form of
+ * checkpoint.state beyond its phase, pendingToolIndex and the call ids of pendingToolCalls; the
+ * checkpoint's sequence number (how many commits a step takes); whether edits are listed in the
+ * "signals" inbox (and counted by signalsConsumed) beside the signals; what an edit does while
+ * tool calls are pending — applied at once, abandoning them (an async task so abandoned may stay
+ * pending or take its result), or queued like a signal until they finish: the expected execution
+ * is derived under both readings and the answer judged by the one it fits; and the timestamps
+ * of a scenario without a clock (LLM inputs are then checked against the stored ones).
+ *
+ * Rule used for a malformed answer: J2 ("a tree, and a transcript"). An answer that is not an
+ * object, lacks a member, or holds a member of the wrong type (executionId, transcript, entries,
+ * tasks, signals, checkpoint and their items' members) draws one J2 finding naming the field
+ * path (e.g. "entries[3].content: must be an object, got string") and no other check runs on
+ * it. J13 (crash equivalence) has no checker of its own: for a third-party testee it is judged
+ * through restart events by J3, J4 and J6-J11; the reference is held to it by core's tests.
+ */
+#ifndef TURNSTILE_CONFORMANCE_CHECKERS_JOURNAL_CHECKS_H
+#define TURNSTILE_CONFORMANCE_CHECKERS_JOURNAL_CHECKS_H
+
+#include <stdbool.h>
+
+#include "conformance/checkers/findings.h"
+#include "core/json.h"
+#include "core/scenario.h"
+
+/* Checks `journal_answer` (the value of the answer's "journal" member) as the journal the
+ * execution of `scenario` ends with. Appends one finding per violation (a few per rule at most)
+ * to `findings`, each saying what was expected and what came back. Borrows both inputs.
+ * Returns false only when memory ran out (the findings are then incomplete). */
+bool ts_check_journal(const ts_scenario *scenario, const ts_json *journal_answer, ts_findings *findings);
+
+#endif

@@ -1,0 +1,115 @@
+/* resume_scenarios.c — fuzz target: scenario generator -> reference resume engine (in-memory
+ * store) -> the journal checkers (SPEC §6) as oracle, plus the engine's metamorphic relations:
+ *   - a crash before commit k, then a resume, ends in the uninterrupted run's journal (entry
+ *     ids aside) — J13;
+ *   - an I/O error at store write n fails the drive with that error and changes nothing
+ *     half-way: driving again ends in the same journal — J13;
+ *   - the journal survives its JSON form byte for byte (J8).
+ * The first two bytes choose k and n (0: none); the rest is the scenario. The comparisons need
+ * the scenario's clock (a wall clock makes every run differ).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "conformance/checkers/journal_checks.h"
+#include "core/codec.h"
+#include "core/engine.h"
+#include "core/store_memory.h"
+#include "fuzz/oracle.h"
+#include "fuzz/scenario_gen.h"
+
+static _Noreturn void fail(const char *what, const ts_json *scenario, const char *detail) {
+    ts_buf text;
+    ts_buf_init(&text);
+    ts_codec_write(&text, scenario, TS_WRITE_COMPACT);
+    if (detail) fprintf(stderr, "==turnstile== %s\n", detail);
+    ts_oracle_fail(what, text.data, text.len);
+}
+
+/* Drives on a fresh store (with a crash before commit `crash` and a write failure at `fault`,
+ * 0 for none) and returns the journal's JSON with entry ids numbered. */
+static bool drive(ts_arena *arena, const ts_scenario *scenario, uint64_t crash, uint64_t fault, ts_json *journal_out,
+                  ts_json *plain_out, ts_error *err) {
+    ts_store *store = ts_memory_store_new();
+    if (!store) return false;
+    ts_engine_options options = {.crash_before_commit = crash};
+    ts_engine_state state;
+    if (fault) ts_memory_store_fail_write_at(store, fault);
+    bool ok = ts_engine_drive(store, scenario, &options, &state, NULL, err);
+    if (!ok && fault) { /* the injected failure: it must say so, then a retry finishes */
+        if (!strstr(err->message, "injected I/O error")) {
+            ts_store_close(store);
+            return false;
+        }
+        ts_error_clear(err);
+        ok = ts_engine_drive(store, scenario, &options, &state, NULL, err);
+    }
+    ts_journal journal;
+    ts_journal_init(&journal);
+    ts_json value;
+    ok = ok && ts_store_load(store, arena, &journal, err) && ts_journal_to_json(&journal, arena, &value, err) &&
+         ts_journal_json_without_ids(&value, arena, journal_out);
+    if (ok && plain_out) *plain_out = value;
+    ts_journal_free(&journal);
+    ts_store_close(store);
+    return ok;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    uint64_t crash = size > 0 ? data[0] % 24 : 0, fault = size > 1 ? data[1] % 24 : 0;
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_json doc;
+    ts_scenario scenario;
+    ts_error err;
+    ts_error_clear(&err);
+    if (!ts_gen_scenario(&arena, size > 2 ? data + 2 : data, size > 2 ? size - 2 : 0, &doc))
+        ts_oracle_fail("out of memory", NULL, 0);
+    if (!ts_scenario_from_json(&doc, &arena, &scenario, &err)) fail("the generator made an invalid scenario", &doc, err.message);
+
+    ts_json expected, plain;
+    if (!drive(&arena, &scenario, 0, 0, &expected, &plain, &err)) fail("the reference engine failed", &doc, err.message);
+    ts_findings findings;
+    ts_findings_init(&findings);
+    ts_check_journal(&scenario, &plain, &findings);
+    if (ts_oracle_has_required(&findings)) {
+        for (size_t i = 0; i < findings.count; i++)
+            fprintf(stderr, "==turnstile== [%s] %s\n", findings.items[i].rule, findings.items[i].message);
+        fail("a journal checker rejects the reference's journal", &doc, NULL);
+    }
+    ts_findings_free(&findings);
+
+    ts_buf text;
+    ts_buf_init(&text);
+    ts_json reread;
+    ts_journal parsed;
+    ts_journal_init(&parsed);
+    ts_json again;
+    ts_buf text_again;
+    ts_buf_init(&text_again);
+    if (!ts_codec_write(&text, &plain, TS_WRITE_COMPACT) || !ts_codec_parse(&arena, text.data, text.len, &reread, &err) ||
+        !ts_journal_from_json(&reread, &arena, &parsed, &err) || !ts_journal_to_json(&parsed, &arena, &again, &err) ||
+        !ts_codec_write(&text_again, &again, TS_WRITE_COMPACT) || text.len != text_again.len ||
+        memcmp(text.data, text_again.data, text.len) != 0)
+        fail("the journal does not survive its JSON form byte for byte", &doc, err.message);
+    ts_journal_free(&parsed);
+    ts_buf_free(&text);
+    ts_buf_free(&text_again);
+
+    /* Without a clock, timestamps (and so LLM task ids) come from the wall clock: two runs
+     * differ by design, and only the checkers judge them. */
+    if ((crash || fault) && scenario.has_clock) {
+        ts_json got;
+        if (!drive(&arena, &scenario, crash, fault, &got, NULL, &err))
+            fail("the engine failed after a crash or an I/O error", &doc, err.message);
+        if (!ts_json_equal(&expected, &got) || !ts_oracle_identical(&expected, &got)) {
+            char detail[120];
+            snprintf(detail, sizeof detail, "crash before commit %llu, I/O error at write %llu",
+                     (unsigned long long)crash, (unsigned long long)fault);
+            fail("J13: the resumed run's journal differs from the uninterrupted run's", &doc, detail);
+        }
+    }
+    ts_arena_free(&arena);
+    return 0;
+}
