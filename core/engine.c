@@ -660,6 +660,11 @@ bool ts_engine_drive(ts_store *store, const ts_scenario *scenario, const ts_engi
         bool ran = ts_engine_run(engine, &state, err);
         commits += ts_engine_commits(engine) - before;
         if (!ran) goto done;
+        if (state == TS_ENGINE_CRASHED && run_options.stop_at_crash) {
+            *out = state;
+            ok = true;
+            goto done;
+        }
         if (state == TS_ENGINE_CRASHED) {
             run_options.crash_before_commit = 0;
             ts_engine_close(engine);

@@ -53,6 +53,9 @@ typedef struct ts_engine_options {
     /* When non-zero, the run stops (TS_ENGINE_CRASHED) just before the commit with this
      * number (1-based, counted over the engine's whole life), as if the process died there. */
     uint64_t crash_before_commit;
+    /* ts_engine_drive only: stop at that crash (returning TS_ENGINE_CRASHED), as a killed
+     * process would, instead of resuming at once. */
+    bool stop_at_crash;
     /* Called after each successful commit with its number; a crash test kills the process here. */
     void (*after_commit)(void *context, uint64_t commit_number);
     void *after_commit_context;
@@ -81,7 +84,8 @@ void ts_engine_close(ts_engine *engine); /* accepts NULL */
 
 /* Drives a whole scenario: runs the engine, then applies each event not yet applied (the
  * store remembers how many were, so a driver that died resumes exactly) and runs again; a
- * restart event rebuilds the engine from the store, and so does a simulated crash. Stops
+ * restart event rebuilds the engine from the store, and so does a simulated crash (unless
+ * options.stop_at_crash: then the drive stops there, with *out TS_ENGINE_CRASHED). Stops
  * after the last event with the engine suspended. A store that already holds a run of this
  * scenario is resumed. *commits_out (may be NULL) counts commits over all engines. */
 bool ts_engine_drive(ts_store *store, const ts_scenario *scenario, const ts_engine_options *options,

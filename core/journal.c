@@ -39,8 +39,7 @@ bool ts_entry_same(const ts_entry *a, const ts_entry *b) {
            ts_str_eq(a->timestamp, b->timestamp) && ts_json_equal(&a->content, &b->content);
 }
 
-/* Canonical UUID text: 8-4-4-4-12 lowercase hex digits. */
-static bool uuid_text_valid(const char *s) {
+bool ts_uuid_text_valid(const char *s) {
     if (strlen(s) != 36) return false;
     for (int i = 0; i < 36; i++) {
         bool dash = i == 8 || i == 13 || i == 18 || i == 23;
@@ -175,11 +174,11 @@ static const ts_entry *batch_entry(const ts_commit *commit, size_t before, const
 
 static bool check_entry(const ts_journal *journal, const ts_commit *commit, size_t i, bool *is_new, ts_error *err) {
     const ts_entry *e = &commit->entries[i];
-    if (!uuid_text_valid(e->id)) {
+    if (!ts_uuid_text_valid(e->id)) {
         ts_error_set(err, "entry id \"%s\" is not a canonical UUID", e->id);
         return false;
     }
-    if (e->parent_id[0] && !uuid_text_valid(e->parent_id)) {
+    if (e->parent_id[0] && !ts_uuid_text_valid(e->parent_id)) {
         ts_error_set(err, "entry %s: parent id \"%s\" is not a canonical UUID", e->id, e->parent_id);
         return false;
     }
@@ -207,7 +206,7 @@ static bool check_entry(const ts_journal *journal, const ts_commit *commit, size
 
 static bool check_task(const ts_journal *journal, const ts_commit *commit, size_t i, bool *is_new, ts_error *err) {
     const ts_task *t = &commit->tasks[i];
-    if (!uuid_text_valid(t->id) || strncmp(t->key, "task:", 5) != 0 || !ts_str_nonempty(t->kind) ||
+    if (!ts_uuid_text_valid(t->id) || strncmp(t->key, "task:", 5) != 0 || !ts_str_nonempty(t->kind) ||
         !ts_str_present(t->input) || (unsigned)t->status > TS_TASK_FAILED) {
         ts_error_set(err, "task \"%s\": needs a UUID, a task: key, a kind, an input and a status", t->id);
         return false;
@@ -276,6 +275,38 @@ bool ts_commit_check(const ts_journal *journal, const ts_commit *commit, bool *n
     }
     if (cp->state.kind != TS_JSON_OBJECT) {
         ts_error_set(err, "checkpoint state must be an object");
+        return false;
+    }
+    return true;
+}
+
+bool ts_journal_check_begin(const ts_journal *journal, const char *execution_id, bool *already, ts_error *err) {
+    *already = false;
+    if (journal->execution_id[0]) {
+        if (strcmp(journal->execution_id, execution_id) == 0) {
+            *already = true;
+            return true;
+        }
+        ts_error_set(err, "the store holds execution %s, not %s", journal->execution_id, execution_id);
+        return false;
+    }
+    if (!ts_uuid_text_valid(execution_id)) {
+        ts_error_set(err, "execution id \"%.40s\" is not a canonical UUID", execution_id);
+        return false;
+    }
+    return true;
+}
+
+bool ts_journal_check_completion(const ts_journal *journal, const ts_task *task, ts_error *err) {
+    const ts_task *existing = ts_journal_find_task(journal, task->id);
+    if (!existing || existing->status != TS_TASK_PENDING || task->status == TS_TASK_PENDING) {
+        ts_error_set(err, "task %s is %s: only a pending task can be completed", task->id,
+                     existing ? ts_task_status_name(existing->status) : "unknown");
+        return false;
+    }
+    if (strcmp(existing->key, task->key) != 0 || !ts_str_eq(existing->kind, task->kind) ||
+        !ts_str_eq(existing->input, task->input)) {
+        ts_error_set(err, "task %s: conflict: the same task id with a different key, kind or input", task->id);
         return false;
     }
     return true;
@@ -370,7 +401,7 @@ static bool uuid_member(const ts_json *object, const char *field, bool allow_non
         return fail_at(err, path, field, "must be a canonical UUID string");
     memcpy(out, v->u.s.ptr, 36);
     out[36] = '\0';
-    if (!uuid_text_valid(out)) return fail_at(err, path, field, "must be a canonical UUID (8-4-4-4-12 lowercase hex)");
+    if (!ts_uuid_text_valid(out)) return fail_at(err, path, field, "must be a canonical UUID (8-4-4-4-12 lowercase hex)");
     return true;
 }
 

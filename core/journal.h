@@ -39,6 +39,9 @@ typedef struct ts_entry {
     ts_str timestamp;             /* RFC 3339, exactly as first written; never regenerated */
 } ts_entry;
 
+/* True for canonical UUID text: 8-4-4-4-12 lowercase hex digits. */
+bool ts_uuid_text_valid(const char *text);
+
 const char *ts_entry_role_name(ts_entry_role role);
 bool ts_entry_role_parse(ts_str name, ts_entry_role *out);
 
@@ -137,6 +140,13 @@ typedef struct ts_commit {
  * On success *new_entries / *new_tasks tell which items are not already recorded. */
 bool ts_commit_check(const ts_journal *journal, const ts_commit *commit, bool *new_entries, bool *new_tasks,
                      ts_error *err);
+
+/* The outside world's writes, decided the same way for every store:
+ * begin: a new store takes a canonical UUID; the same id again is a no-op (*already = true);
+ * another id is refused. completion: the task must be pending in the journal, the new status
+ * completed or failed, and key, kind and input the recorded ones (else a conflict). */
+bool ts_journal_check_begin(const ts_journal *journal, const char *execution_id, bool *already, ts_error *err);
+bool ts_journal_check_completion(const ts_journal *journal, const ts_task *task, ts_error *err);
 
 /* Applies a checked commit to an in-memory journal, copying what it keeps into arena. */
 bool ts_commit_apply(ts_journal *journal, ts_arena *arena, const ts_commit *commit, const bool *new_entries,

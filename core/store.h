@@ -5,7 +5,10 @@
  * cursor and the checkpoint of one ts_commit become durable together, or the store is left
  * exactly as it was and the call returns false with the reason. Every store decides a commit
  * with ts_commit_check (journal.h), so they accept and refuse the same commits. No store
- * swallows an error: a failure to persist is always returned to the caller.
+ * swallows an error: a failure to persist is always returned to the caller. A write that
+ * returned false is not visible to this store, and retrying it here is safe; after a crash,
+ * though, a write whose final sync failed may be found applied (the old state or the new,
+ * never a mix) — which is why an engine re-reads the journal when it restarts.
  *
  * The outside world (the scenario driver: a user sending a signal, a tool's result arriving)
  * writes through deliver_signal and complete_task; each of those also records how many
@@ -24,7 +27,8 @@ typedef struct ts_store ts_store;
 
 typedef struct ts_store_vtable {
     /* The journal as stored, copied into arena. A store with no execution yet loads a journal
-     * with an empty execution_id and nothing else. */
+     * with an empty execution_id and nothing else. `out` is always initialised, also on
+     * failure: the caller releases it with ts_journal_free. */
     bool (*load)(ts_store *store, ts_arena *arena, ts_journal *out, ts_error *err);
     /* Records the execution id of a new store; a store that already holds another execution
      * refuses (named error); the same id again is a no-op. */

@@ -10,12 +10,17 @@ typedef struct memory_store {
     ts_journal journal;
     uint64_t writes;
     uint64_t fail_at; /* 0: never */
+    bool broken;      /* a commit ran out of memory half-applied: every later call is refused */
 } memory_store;
 
 static memory_store *self_of(ts_store *store) { return (memory_store *)store; }
 
-/* Counts a write call; true when this one must fail. */
+/* Counts a write call; true when this one must fail (or the store is broken). */
 static bool injected_failure(memory_store *s, ts_error *err) {
+    if (s->broken) {
+        ts_error_set(err, "the store ran out of memory in the middle of a commit; reopen it");
+        return true;
+    }
     s->writes++;
     if (s->fail_at && s->writes == s->fail_at) {
         ts_error_set(err, "injected I/O error at write %llu", (unsigned long long)s->writes);
@@ -46,20 +51,19 @@ oom:
 }
 
 static bool memory_load(ts_store *store, ts_arena *arena, ts_journal *out, ts_error *err) {
+    if (self_of(store)->broken) {
+        ts_journal_init(out);
+        ts_error_set(err, "the store ran out of memory in the middle of a commit; reopen it");
+        return false;
+    }
     return copy_journal(&self_of(store)->journal, arena, out, err);
 }
 
 static bool memory_begin_execution(ts_store *store, const char *execution_id, ts_error *err) {
     memory_store *s = self_of(store);
-    if (s->journal.execution_id[0]) {
-        if (strcmp(s->journal.execution_id, execution_id) == 0) return true;
-        ts_error_set(err, "the store holds execution %s, not %s", s->journal.execution_id, execution_id);
-        return false;
-    }
-    if (strlen(execution_id) != TS_UUID_TEXT - 1) {
-        ts_error_set(err, "execution id \"%s\" is not a UUID", execution_id);
-        return false;
-    }
+    bool already;
+    if (!ts_journal_check_begin(&s->journal, execution_id, &already, err)) return false;
+    if (already) return true;
     if (injected_failure(s, err)) return false;
     memcpy(s->journal.execution_id, execution_id, TS_UUID_TEXT);
     return true;
@@ -73,8 +77,11 @@ static bool memory_commit(ts_store *store, const ts_commit *commit, ts_error *er
         return false;
     }
     bool ok = ts_commit_check(&s->journal, commit, fresh, fresh + commit->entry_count, err) &&
-              !injected_failure(s, err) &&
-              ts_commit_apply(&s->journal, &s->arena, commit, fresh, fresh + commit->entry_count, err);
+              !injected_failure(s, err);
+    if (ok && !ts_commit_apply(&s->journal, &s->arena, commit, fresh, fresh + commit->entry_count, err)) {
+        s->broken = true; /* possibly half-applied: never let anyone read or extend it */
+        ok = false;
+    }
     free(fresh);
     return ok;
 }
@@ -96,12 +103,8 @@ static bool memory_deliver_signal(ts_store *store, const ts_json *signal, uint64
 
 static bool memory_complete_task(ts_store *store, const ts_task *task, uint64_t events_applied, ts_error *err) {
     memory_store *s = self_of(store);
+    if (!ts_journal_check_completion(&s->journal, task, err)) return false;
     ts_task *existing = ts_journal_find_task(&s->journal, task->id);
-    if (!existing || existing->status != TS_TASK_PENDING || task->status == TS_TASK_PENDING) {
-        ts_error_set(err, "task %s is %s: only a pending task can be completed", task->id,
-                     existing ? ts_task_status_name(existing->status) : "unknown");
-        return false;
-    }
     ts_json result;
     if (injected_failure(s, err)) return false;
     if (!ts_json_clone(&s->arena, &task->result, &result)) {

@@ -79,7 +79,7 @@ int main(int argc, char **argv) {
             names[count++] = strdup(e->d_name);
         }
         closedir(d);
-        qsort(names, count, sizeof *names, compare_names);
+        if (count) qsort(names, count, sizeof *names, compare_names); /* names is NULL when empty */
         for (size_t k = 0; k < count; k++) {
             char path[4096];
             snprintf(path, sizeof path, "%s/%s", argv[i], names[k]);

@@ -110,6 +110,31 @@ expect_error taskkey_bad_json 2 '^turnstile taskkey: JSON:1:8: invalid JSON: dup
 expect_error taskkey_bad_exec_id 2 "EXEC_ID 'not-a-uuid' is not a UUID" taskkey not-a-uuid echo '{}' </dev/null
 expect_error taskkey_missing_args 2 'needs EXEC_ID KIND JSON' taskkey "$exec_id" echo </dev/null
 
+# turnstile run / journal: a scenario against a SQLite journal, a simulated crash, a resume.
+cat >"$TMP/scenario.json" <<'JSON'
+{"executionId":"00000000-0000-4000-8000-000000000001","clock":{"start":"2026-05-13T10:00:00Z","stepMs":1000},
+ "input":"hello","llm":[{"text":"calling","toolCalls":[{"callId":"c1","name":"add","arguments":{"a":1}}]},{"text":"1"},{"text":"again"}],
+ "tools":{"add":{"result":1}},"events":[{"restart":true},{"signal":"more"}]}
+JSON
+expect_ok run_crash 'after 2 commits' run "$TMP/scenario.json" --db "$TMP/j.db" --crash-before-commit 3 </dev/null
+expect_ok run_resume 'suspended, waiting for a signal after 4 commits' run "$TMP/scenario.json" --db "$TMP/j.db" </dev/null
+expect_ok run_again_is_idempotent 'after 0 commits' run "$TMP/scenario.json" --db "$TMP/j.db" </dev/null
+expect_ok journal_transcript '"role":"user".*"role":"assistant".*"role":"tool".*"role":"assistant".*"role":"user".*"role":"assistant"' \
+    journal --db "$TMP/j.db" --transcript </dev/null
+expect_ok journal_keeps_timestamps '"timestamp":"2026-05-13T10:00:05.0000000\+00:00"' journal --db "$TMP/j.db" </dev/null
+name=journal_has_six_entries
+[ "$("$TURNSTILE" journal --db "$TMP/j.db" --transcript | grep -o '"entryId"' | wc -l)" -eq 6 ] \
+    && passed=$((passed + 1)) || fail "the crash and resume did not give 6 entries"
+expect_error journal_missing_db 2 'no such journal' journal --db "$TMP/none.db" </dev/null
+printf '{"executionId":"x","input":"a","llm":[]}' >"$TMP/bad.json"
+expect_error run_bad_scenario 2 'executionId: .*canonical UUID' run "$TMP/bad.json" --db "$TMP/k.db" </dev/null
+printf 'not a database, not at all, certainly not SQLite' >"$TMP/junk.db"
+expect_error run_foreign_file 1 'junk.db: .*not a database' run "$TMP/scenario.json" --db "$TMP/junk.db" </dev/null
+other='{"executionId":"00000000-0000-4000-8000-000000000002","input":"a","llm":[{"text":"b"}]}'
+printf '%s' "$other" >"$TMP/other.json"
+expect_error run_other_execution 1 'holds execution 00000000-0000-4000-8000-000000000001' run "$TMP/other.json" --db "$TMP/j.db" </dev/null
+expect_error run_needs_db 2 'are required' run "$TMP/scenario.json" </dev/null
+
 # D1: the same input gives the same bytes.
 name=deterministic_output
 "$TURNSTILE" merge --example >"$TMP/a" && "$TURNSTILE" merge --example >"$TMP/b" && cmp -s "$TMP/a" "$TMP/b" \
