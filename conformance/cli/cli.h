@@ -30,5 +30,6 @@ int ts_cli_canon(int argc, char **argv);
 int ts_cli_taskkey(int argc, char **argv);
 int ts_cli_run(int argc, char **argv);
 int ts_cli_journal(int argc, char **argv);
+int ts_cli_report(int argc, char **argv);
 
 #endif

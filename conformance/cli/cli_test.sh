@@ -135,6 +135,17 @@ printf '%s' "$other" >"$TMP/other.json"
 expect_error run_other_execution 1 'holds execution 00000000-0000-4000-8000-000000000001' run "$TMP/other.json" --db "$TMP/j.db" </dev/null
 expect_error run_needs_db 2 'are required' run "$TMP/scenario.json" </dev/null
 
+# turnstile report: a compliance table from certify reports.
+"$TURNSTILE" certify --reference --cases 'Merge.O3.*,Journal.J9.*' --report-json "$TMP/reference.json" >/dev/null 2>&1
+"$TURNSTILE" certify --mutant comparer-5825 --cases 'Merge.O3.*,Journal.J9.*' --report-json "$TMP/comparer.json" >/dev/null 2>&1
+expect_ok report_markdown_header '^\| rule \| level \| reference \| comparer \|$' report "$TMP/reference.json" "$TMP/comparer.json" </dev/null
+expect_ok report_markdown_fail_links '^\| O3 \| Required \| pass \| \[\*\*fail\*\* \([0-9]+\)\]\(#comparer-o3\) \|$' \
+    report "$TMP/reference.json" "$TMP/comparer.json" </dev/null
+expect_ok report_markdown_reason '<a id="comparer-o3"></a>\*\*O3\*\*' report "$TMP/reference.json" "$TMP/comparer.json" </dev/null
+expect_ok report_html '<td class="fail"><a href="#comparer-o3">' report --html "$TMP/reference.json" "$TMP/comparer.json" </dev/null
+expect_error report_not_a_report 2 'not a turnstile certification report' report "$TMP/scenario.json" </dev/null
+expect_error report_nothing 2 'at least one certify report' report </dev/null
+
 # D1: the same input gives the same bytes.
 name=deterministic_output
 "$TURNSTILE" merge --example >"$TMP/a" && "$TURNSTILE" merge --example >"$TMP/b" && cmp -s "$TMP/a" "$TMP/b" \

@@ -17,6 +17,7 @@ static const subcommand subcommands[] = {
     {"gen", ts_cli_gen, "write adversarial update streams (the fuzzers' generator)"},
     {"canon", ts_cli_canon, "write a JSON value in its RFC 8785 canonical form (I-JSON input only)"},
     {"taskkey", ts_cli_taskkey, "print the idempotency key and task id of a task (resume engine)"},
+    {"report", ts_cli_report, "a compliance table (rule x implementation) from certify reports, Markdown or HTML"},
     {"run", ts_cli_run, "run or resume a scenario with the reference resume engine (SQLite journal)"},
     {"journal", ts_cli_journal, "print a SQLite journal's transcript, entries, tasks and checkpoint as JSON"},
 };

@@ -1,0 +1,318 @@
+/* table.c — the cross-implementation compliance table; see table.h. */
+#include "conformance/certifier/table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/codec.h"
+
+enum { REASON_MAX = 180 };
+
+static bool fail(ts_error *err, const char *path, const char *field, const char *what) {
+    ts_error_clear(err);
+    snprintf(err->path, sizeof err->path, "%s", field);
+    ts_error_set(err, "%s: %s", path, what);
+    return false;
+}
+
+static char *read_all(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    ts_buf buf;
+    ts_buf_init(&buf);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) ts_buf_append(&buf, chunk, n);
+    bool bad = ferror(f) || buf.failed;
+    fclose(f);
+    if (bad) {
+        ts_buf_free(&buf);
+        return NULL;
+    }
+    if (!buf.data) ts_buf_append(&buf, "", 0);
+    *len = buf.len;
+    return buf.data;
+}
+
+bool ts_table_load(ts_table *table, const char *const *paths, size_t count, ts_error *err) {
+    memset(table, 0, sizeof *table);
+    ts_arena_init(&table->arena);
+    table->columns = ts_arena_calloc(&table->arena, count + 1, sizeof *table->columns);
+    if (!table->columns) return fail(err, "", "", "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        size_t len;
+        char *text = read_all(paths[i], &len);
+        if (!text) return fail(err, paths[i], "", "cannot read the report");
+        ts_json *report = ts_arena_alloc(&table->arena, sizeof *report);
+        ts_error inner;
+        ts_error_clear(&inner);
+        bool ok = report && ts_codec_parse(&table->arena, text, len, report, &inner);
+        free(text);
+        if (!ok) return fail(err, paths[i], "", inner.message[0] ? inner.message : "out of memory");
+        if (!ts_str_eq_cstr(ts_json_string(ts_json_get(report, "format")), "turnstile-certification"))
+            return fail(err, paths[i], "format", "not a turnstile certification report (turnstile certify --report-json)");
+        const ts_json *rules = ts_json_get(report, "rules"), *cases = ts_json_get(report, "cases");
+        if (!rules || rules->kind != TS_JSON_ARRAY) return fail(err, paths[i], "rules", "must be an array");
+        if (!cases || cases->kind != TS_JSON_ARRAY) return fail(err, paths[i], "cases", "must be an array");
+        const char *base = strrchr(paths[i], '/');
+        base = base ? base + 1 : paths[i];
+        size_t base_len = strlen(base);
+        if (base_len > 5 && strcmp(base + base_len - 5, ".json") == 0) base_len -= 5;
+        ts_table_column *c = &table->columns[table->count++];
+        c->name = ts_arena_strndup(&table->arena, base, base_len);
+        const ts_json *testee = ts_json_get(report, "testee");
+        ts_str name = ts_json_string(ts_json_get(testee, "name"));
+        if (!ts_str_nonempty(name)) name = ts_json_string(ts_json_get(testee, "command"));
+        c->testee = name.ptr ? name.ptr : "";
+        c->report = report;
+    }
+    return true;
+}
+
+void ts_table_free(ts_table *table) {
+    if (!table) return;
+    ts_arena_free(&table->arena);
+    table->columns = NULL;
+    table->count = 0;
+}
+
+/* ------------------------------------------------------------------------- the model ---- */
+
+typedef enum cell_kind { CELL_NOT_RUN, CELL_SKIPPED, CELL_PASS, CELL_FAIL } cell_kind;
+
+typedef struct cell {
+    cell_kind kind;
+    int64_t failed, passed;
+    const char *first_case;    /* a failing case, for the link */
+    ts_str first_message;
+} cell;
+
+static const ts_json *rule_entry(const ts_json *report, ts_str rule) {
+    const ts_json *rules = ts_json_get(report, "rules");
+    for (size_t i = 0; i < rules->u.a.count; i++)
+        if (ts_str_eq(ts_json_string(ts_json_get(&rules->u.a.items[i], "id")), rule)) return &rules->u.a.items[i];
+    return NULL;
+}
+
+static int64_t count_of(const ts_json *entry, const char *key) {
+    const ts_json *v = ts_json_get(entry, key);
+    return v && v->kind == TS_JSON_INT ? v->u.i : 0;
+}
+
+static cell cell_of(const ts_table_column *column, ts_str rule) {
+    cell c = {CELL_NOT_RUN, 0, 0, NULL, {NULL, 0}};
+    const ts_json *entry = rule_entry(column->report, rule);
+    if (!entry) return c;
+    c.failed = count_of(entry, "failed");
+    c.passed = count_of(entry, "passed");
+    c.kind = c.failed ? CELL_FAIL : c.passed ? CELL_PASS : CELL_SKIPPED;
+    const ts_json *cases = ts_json_get(column->report, "cases");
+    for (size_t i = 0; c.kind == CELL_FAIL && !c.first_case && i < cases->u.a.count; i++) {
+        const ts_json *findings = ts_json_get(&cases->u.a.items[i], "findings");
+        for (size_t k = 0; findings && findings->kind == TS_JSON_ARRAY && k < findings->u.a.count; k++)
+            if (ts_str_eq(ts_json_string(ts_json_get(&findings->u.a.items[k], "rule")), rule)) {
+                c.first_case = ts_json_string(ts_json_get(&cases->u.a.items[i], "id")).ptr;
+                c.first_message = ts_json_string(ts_json_get(&findings->u.a.items[k], "message"));
+                break;
+            }
+    }
+    return c;
+}
+
+/* Every rule any report judged, in the order the first report that has it lists it. */
+static size_t rule_ids(const ts_table *t, ts_str *out, const ts_json **entries, size_t max) {
+    size_t n = 0;
+    for (size_t col = 0; col < t->count; col++) {
+        const ts_json *rules = ts_json_get(t->columns[col].report, "rules");
+        for (size_t i = 0; i < rules->u.a.count && n < max; i++) {
+            ts_str id = ts_json_string(ts_json_get(&rules->u.a.items[i], "id"));
+            bool seen = !id.ptr;
+            for (size_t k = 0; k < n && !seen; k++) seen = ts_str_eq(out[k], id);
+            if (seen) continue;
+            entries[n] = &rules->u.a.items[i];
+            out[n++] = id;
+        }
+    }
+    return n;
+}
+
+/* One line of at most REASON_MAX bytes (cut at a UTF-8 boundary, then "..."), newlines and
+ * tabs as spaces. size must exceed REASON_MAX + 3. */
+static void one_line(ts_str s, char *out, size_t size) {
+    size_t n = s.ptr ? (s.len < REASON_MAX ? s.len : REASON_MAX) : 0;
+    if (n >= size - 3) n = size - 4;
+    bool cut = s.ptr && s.len > n;
+    while (cut && n > 0 && ((unsigned char)s.ptr[n] & 0xC0) == 0x80) n--; /* s.ptr[n] starts a character */
+    for (size_t i = 0; i < n; i++) out[i] = s.ptr[i] == '\n' || s.ptr[i] == '\r' || s.ptr[i] == '\t' ? ' ' : s.ptr[i];
+    if (cut) memcpy(out + n, "...", 3);
+    out[n + (cut ? 3 : 0)] = '\0';
+}
+
+/* An anchor: the column's name and the rule, lowercase letters, digits and '-'. */
+static void anchor(const char *column, ts_str rule, char *out, size_t size) {
+    size_t n = 0;
+    for (const char *p = column; *p && n + 1 < size; p++)
+        out[n++] = (*p >= 'A' && *p <= 'Z') ? (char)(*p - 'A' + 'a') : ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')) ? *p : '-';
+    if (n + 1 < size) out[n++] = '-';
+    for (size_t i = 0; i < rule.len && n + 1 < size; i++)
+        out[n++] = (rule.ptr[i] >= 'A' && rule.ptr[i] <= 'Z') ? (char)(rule.ptr[i] - 'A' + 'a') : rule.ptr[i];
+    out[n] = '\0';
+}
+
+static void summary_counts(const ts_table_column *c, int64_t *passed, int64_t *failed, int64_t *skipped, int64_t *errors) {
+    const ts_json *s = ts_json_get(c->report, "summary");
+    *passed = count_of(s, "passed");
+    *failed = count_of(s, "failed");
+    *skipped = count_of(s, "skipped");
+    *errors = count_of(s, "errors");
+}
+
+/* ----------------------------------------------------------------------- Markdown ------- */
+
+static void md_text(FILE *out, const char *s) {
+    for (; *s; s++) {
+        if (*s == '|' || *s == '*' || *s == '_' || *s == '`' || *s == '<' || *s == '[' || *s == ']') fputc('\\', out);
+        fputc(*s, out);
+    }
+}
+
+bool ts_table_markdown(FILE *out, const ts_table *t) {
+    ts_str ids[256];
+    const ts_json *entries[256];
+    size_t n = rule_ids(t, ids, entries, 256);
+    fputs("| rule | level |", out);
+    for (size_t col = 0; col < t->count; col++) {
+        fputc(' ', out);
+        md_text(out, t->columns[col].name);
+        fputs(" |", out);
+    }
+    fputs("\n|---|---|", out);
+    for (size_t col = 0; col < t->count; col++) fputs("---|", out);
+    fputc('\n', out);
+    for (size_t r = 0; r < n; r++) {
+        fprintf(out, "| %.*s | %s |", (int)ids[r].len, ids[r].ptr,
+                ts_json_string(ts_json_get(entries[r], "level")).ptr ? ts_json_string(ts_json_get(entries[r], "level")).ptr : "");
+        for (size_t col = 0; col < t->count; col++) {
+            cell c = cell_of(&t->columns[col], ids[r]);
+            char a[160];
+            anchor(t->columns[col].name, ids[r], a, sizeof a);
+            switch (c.kind) {
+            case CELL_PASS: fputs(" pass |", out); break;
+            case CELL_FAIL: fprintf(out, " [**fail** (%lld)](#%s) |", (long long)c.failed, a); break;
+            case CELL_SKIPPED: fputs(" skipped |", out); break;
+            case CELL_NOT_RUN: fputs(" — |", out); break;
+            }
+        }
+        fputc('\n', out);
+    }
+    fputs("\npass: every case of the rule passed; fail (N): N cases failed it; skipped: its cases were "
+          "skipped or unsupported; —: not judged for this implementation.\n",
+          out);
+    for (size_t col = 0; col < t->count; col++) {
+        const ts_table_column *column = &t->columns[col];
+        int64_t p, f, s, e;
+        summary_counts(column, &p, &f, &s, &e);
+        fputs("\n### ", out);
+        md_text(out, column->name);
+        fputs("\n\n", out);
+        fputs("Testee: ", out);
+        md_text(out, column->testee);
+        fprintf(out, ". %lld passed, %lld failed, %lld skipped, %lld harness errors.\n", (long long)p, (long long)f,
+                (long long)s, (long long)e);
+        bool any = false;
+        for (size_t r = 0; r < n; r++) {
+            cell c = cell_of(column, ids[r]);
+            if (c.kind != CELL_FAIL) continue;
+            if (!any) fputc('\n', out);
+            any = true;
+            char a[160], reason[REASON_MAX + 8];
+            anchor(column->name, ids[r], a, sizeof a);
+            one_line(c.first_message, reason, sizeof reason);
+            fprintf(out, "- <a id=\"%s\"></a>**%.*s** (%lld cases), e.g. `%s`: ", a, (int)ids[r].len, ids[r].ptr,
+                    (long long)c.failed, c.first_case ? c.first_case : "?");
+            md_text(out, reason);
+            fputc('\n', out);
+        }
+    }
+    return !ferror(out);
+}
+
+/* --------------------------------------------------------------------------- HTML ------- */
+
+static void html_text(FILE *out, const char *s) {
+    for (; *s; s++) {
+        switch (*s) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        default: fputc(*s, out);
+        }
+    }
+}
+
+bool ts_table_html(FILE *out, const ts_table *t) {
+    ts_str ids[256];
+    const ts_json *entries[256];
+    size_t n = rule_ids(t, ids, entries, 256);
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>turnstile compliance</title>\n"
+          "<style>body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
+          "th,td{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}"
+          "td.pass{background:#e3f6e3}td.fail{background:#fbe3e3}td.skipped,td.none{background:#f2f2f2;color:#777}"
+          "th.rule{white-space:nowrap}code{font-size:90%}li{margin:.2em 0}</style></head><body>\n"
+          "<h1>turnstile compliance</h1>\n<table>\n<tr><th>rule</th><th>level</th><th>what</th>",
+          out);
+    for (size_t col = 0; col < t->count; col++) {
+        fputs("<th>", out);
+        html_text(out, t->columns[col].name);
+        fputs("</th>", out);
+    }
+    fputs("</tr>\n", out);
+    for (size_t r = 0; r < n; r++) {
+        ts_str level = ts_json_string(ts_json_get(entries[r], "level")), title = ts_json_string(ts_json_get(entries[r], "title"));
+        fprintf(out, "<tr><th class=\"rule\">%.*s</th><td>%s</td><td>", (int)ids[r].len, ids[r].ptr, level.ptr ? level.ptr : "");
+        html_text(out, title.ptr ? title.ptr : "");
+        fputs("</td>", out);
+        for (size_t col = 0; col < t->count; col++) {
+            cell c = cell_of(&t->columns[col], ids[r]);
+            char a[160];
+            anchor(t->columns[col].name, ids[r], a, sizeof a);
+            switch (c.kind) {
+            case CELL_PASS: fputs("<td class=\"pass\">pass</td>", out); break;
+            case CELL_FAIL: fprintf(out, "<td class=\"fail\"><a href=\"#%s\">fail (%lld)</a></td>", a, (long long)c.failed); break;
+            case CELL_SKIPPED: fputs("<td class=\"skipped\">skipped</td>", out); break;
+            case CELL_NOT_RUN: fputs("<td class=\"none\">&mdash;</td>", out); break;
+            }
+        }
+        fputs("</tr>\n", out);
+    }
+    fputs("</table>\n", out);
+    for (size_t col = 0; col < t->count; col++) {
+        const ts_table_column *column = &t->columns[col];
+        int64_t p, f, s, e;
+        summary_counts(column, &p, &f, &s, &e);
+        fputs("<h2>", out);
+        html_text(out, column->name);
+        fputs("</h2>\n<p>Testee: ", out);
+        html_text(out, column->testee);
+        fprintf(out, ". %lld passed, %lld failed, %lld skipped, %lld harness errors.</p>\n<ul>\n", (long long)p,
+                (long long)f, (long long)s, (long long)e);
+        for (size_t r = 0; r < n; r++) {
+            cell c = cell_of(column, ids[r]);
+            if (c.kind != CELL_FAIL) continue;
+            char a[160], reason[REASON_MAX + 8];
+            anchor(column->name, ids[r], a, sizeof a);
+            one_line(c.first_message, reason, sizeof reason);
+            fprintf(out, "<li id=\"%s\"><b>%.*s</b> (%lld cases), e.g. <code>", a, (int)ids[r].len, ids[r].ptr,
+                    (long long)c.failed);
+            html_text(out, c.first_case ? c.first_case : "?");
+            fputs("</code>: ", out);
+            html_text(out, reason);
+            fputs("</li>\n", out);
+        }
+        fputs("</ul>\n", out);
+    }
+    fputs("</body></html>\n", out);
+    return !ferror(out);
+}
