@@ -434,7 +434,7 @@ static void check_message(ts_arena *arena, const ts_expected_message *m, const t
         ts_findings_add(f, "C2", "%s: %zu contents after coalescing expected, got %zu", what, m->content_count, count);
     } else {
         for (size_t i = 0; i < count; i++) {
-            if (ts_json_equal(&m->contents[i], &contents[i])) continue;
+            if (ts_expect_same_content(&m->contents[i], &contents[i])) continue;
             ts_check_excerpt(&m->contents[i], a, sizeof a);
             ts_check_excerpt(&contents[i], b, sizeof b);
             ts_findings_add(f, "C2", "%s: contents[%zu] expected %s, got %s", what, i, a, b);
@@ -500,7 +500,7 @@ static void check_conservation(const ts_expectation *e, const ts_json *messages,
             if (ts_str_eq_cstr(type, "text")) { want_text += text_of_len(m->raw[r]); continue; }
             if (ts_str_eq_cstr(type, "reasoning")) { want_reasoning += text_of_len(m->raw[r]); continue; }
             size_t k = 0;
-            while (k < n && (used[k] || !ts_json_equal(got[k], m->raw[r]))) k++;
+            while (k < n && (used[k] || !ts_expect_same_content(got[k], m->raw[r]))) k++;
             if (k < n) {
                 used[k] = true;
             } else {
@@ -532,7 +532,7 @@ static bool normal_form(ts_arena *arena, const ts_json *items, size_t count, ts_
 static bool same_form(const ts_json *a, size_t ac, const ts_json *b, size_t bc) {
     if (ac != bc) return false;
     for (size_t i = 0; i < ac; i++)
-        if (!ts_json_equal(&a[i], &b[i])) return false;
+        if (!ts_expect_same_content(&a[i], &b[i])) return false;
     return true;
 }
 
@@ -643,29 +643,47 @@ static size_t order_violations(const ts_expectation *e, const long *hit_of, size
  * is valid if some choice satisfies the rules. Starting from the greedy matching, swap the
  * choices of two tied answer messages whenever their candidates fit each equally well and the
  * swap breaks fewer ordering constraints, until no swap helps. */
+/* Answer messages i and j may trade expected messages: same messageId, same contents, and
+ * each fits the other's expected message exactly as well as its own. */
+static bool swappable(const ts_expectation *e, const ts_json *messages, const long *hit_of, size_t i, size_t j) {
+    if (j == i || hit_of[i] < 0 || hit_of[j] < 0 ||
+        !ts_str_eq(e->messages[hit_of[i]].message_id, e->messages[hit_of[j]].message_id))
+        return false;
+    const ts_json *gi = &messages->u.a.items[i], *gj = &messages->u.a.items[j];
+    const ts_expected_message *mi = &e->messages[hit_of[i]], *mj = &e->messages[hit_of[j]];
+    if (candidate_score(mi, gi) != candidate_score(mj, gi) || candidate_score(mj, gj) != candidate_score(mi, gj))
+        return false;
+    if (mi->content_count != mj->content_count) return false;
+    for (size_t c = 0; c < mi->content_count; c++)
+        if (!ts_expect_same_content(&mi->contents[c], &mj->contents[c])) return false;
+    return true;
+}
+
+/* Tied matches (answer messages several expected messages fit equally well) are settled by
+ * the order rules: an answer is valid if some assignment satisfies them. Two moves, repeated
+ * while they remove violations: trading the expected messages of two answer messages, and
+ * trading every tied message of one response group with its counterpart in another (identical
+ * messages in two groups: one trade at a time would pass through a worse assignment). */
 static void improve_ties(const ts_expectation *e, const ts_json *messages, long *hit_of, const bool *tied_of, size_t am) {
     size_t tied_count = 0;
     for (size_t i = 0; i < am; i++) tied_count += tied_of[i];
     /* Each evaluation is quadratic in the answer: the search runs on answers of a size streams
      * have in practice, and is skipped (greedy matching only) on larger ones. */
     if (tied_count == 0 || am > 300 || tied_count > 64) return;
+    long *trial = malloc(am * sizeof *trial);
+    bool *traded = malloc(am * sizeof *traded);
+    if (!trial || !traded) {
+        free(trial);
+        free(traded);
+        return;
+    }
     size_t best = order_violations(e, hit_of, am);
     for (int round = 0; round < 50 && best > 0; round++) {
         bool improved = false;
         for (size_t i = 0; i < am && best > 0; i++) {
-            if (!tied_of[i] || hit_of[i] < 0) continue;
+            if (!tied_of[i]) continue;
             for (size_t j = 0; j < am && best > 0; j++) {
-                if (j == i || hit_of[j] < 0 || !ts_str_eq(e->messages[hit_of[i]].message_id, e->messages[hit_of[j]].message_id))
-                    continue;
-                const ts_json *gi = &messages->u.a.items[i], *gj = &messages->u.a.items[j];
-                const ts_expected_message *mi = &e->messages[hit_of[i]], *mj = &e->messages[hit_of[j]];
-                if (candidate_score(mi, gi) != candidate_score(mj, gi) || candidate_score(mj, gj) != candidate_score(mi, gj))
-                    continue;
-                if (mi->content_count != mj->content_count) continue;
-                bool same_contents = true;
-                for (size_t c = 0; c < mi->content_count && same_contents; c++)
-                    same_contents = ts_json_equal(&mi->contents[c], &mj->contents[c]);
-                if (!same_contents) continue;
+                if (!swappable(e, messages, hit_of, i, j)) continue;
                 long swap = hit_of[i];
                 hit_of[i] = hit_of[j];
                 hit_of[j] = swap;
@@ -679,8 +697,37 @@ static void improve_ties(const ts_expectation *e, const ts_json *messages, long 
                 }
             }
         }
+        for (size_t ga = 0; ga < e->group_count && best > 0; ga++) {
+            for (size_t gb = 0; gb < e->group_count && best > 0; gb++) {
+                if (ga == gb) continue;
+                memcpy(trial, hit_of, am * sizeof *trial);
+                memset(traded, 0, am * sizeof *traded);
+                bool any = false;
+                for (size_t p = 0; p < am; p++) {
+                    if (!tied_of[p] || traded[p] || trial[p] < 0 || e->messages[trial[p]].group != ga) continue;
+                    for (size_t q = 0; q < am; q++) {
+                        if (traded[q] || trial[q] < 0 || e->messages[trial[q]].group != gb ||
+                            !swappable(e, messages, trial, p, q))
+                            continue;
+                        long swap = trial[p];
+                        trial[p] = trial[q];
+                        trial[q] = swap;
+                        traded[p] = traded[q] = any = true;
+                        break;
+                    }
+                }
+                size_t now = any ? order_violations(e, trial, am) : best;
+                if (now < best) {
+                    memcpy(hit_of, trial, am * sizeof *trial);
+                    best = now;
+                    improved = true;
+                }
+            }
+        }
         if (!improved) break;
     }
+    free(trial);
+    free(traded);
 }
 
 static bool check_merge_in(ts_arena *arena, const ts_update *updates, size_t count, ts_str host_id,
@@ -732,7 +779,7 @@ static bool check_merge_in(ts_arena *arena, const ts_update *updates, size_t cou
     /* Candidates share the messageId and the normal form of the contents. Among several, the
      * one agreeing on role, author, createdAt, extras, additionalProperties and agent wins
      * (candidate_score); among indistinguishable ones, the one in the response group of an
-     * adjacent matched answer message, then the earliest. Unique matches are made first so
+     * adjacent matched answer message (on either side), then the earliest. Unique matches are made first so
      * that they can serve as neighbours. (An answer is valid if some assignment satisfies the
      * rules; this finds it for every case the fuzzers have produced.) */
     long *hit_of = ts_arena_alloc(arena, (am + 1) * sizeof *hit_of);
@@ -753,9 +800,10 @@ static bool check_merge_in(ts_arena *arena, const ts_update *updates, size_t cou
             const ts_json *got = &messages->u.a.items[i];
             ts_str id = answer_string(got, "messageId");
             if (!ts_str_nonempty(id)) id = (ts_str){NULL, 0};
-            long neighbour_group = -1; /* the group of an adjacent matched answer message */
-            if (i > 0 && hit_of[i - 1] >= 0) neighbour_group = (long)e.messages[hit_of[i - 1]].group;
-            else if (i + 1 < am && hit_of[i + 1] >= 0) neighbour_group = (long)e.messages[hit_of[i + 1]].group;
+            /* the groups of the adjacent matched answer messages, on either side: a message
+             * that opens its group has a neighbour of another group on one side only */
+            long left_group = i > 0 && hit_of[i - 1] >= 0 ? (long)e.messages[hit_of[i - 1]].group : -1;
+            long right_group = i + 1 < am && hit_of[i + 1] >= 0 ? (long)e.messages[hit_of[i + 1]].group : -1;
             long best = -1;
             int best_score = -1, best_base = -1, tied = 0; /* tied: others with the best base score */
             for (size_t k = 0; k < em; k++) {
@@ -764,7 +812,8 @@ static bool check_merge_in(ts_arena *arena, const ts_update *updates, size_t cou
                     !same_form(exp_norm[k], exp_norm_count[k], norms[i], norm_counts[i]))
                     continue;
                 int base = candidate_score(m, got);
-                int score = 2 * base + (pass > 0 && (long)m->group == neighbour_group ? 1 : 0);
+                bool beside = (long)m->group == left_group || (long)m->group == right_group;
+                int score = 2 * base + (pass > 0 && beside ? 1 : 0);
                 if (base > best_base) {
                     best_base = base;
                     tied = 0;

@@ -61,6 +61,12 @@ bool ts_expect_merge(ts_arena *arena, const ts_update *updates, size_t count, ts
 /* C1's normal form of a content list: every run of adjacent text items becomes one text item
  * holding their concatenated text, likewise reasoning; other items unchanged. Two lists with
  * the same normal form hold the same contents in the same order, however they coalesced. */
+/* Two contents are the same content: equal as JSON, except that a null member of the content
+ * object is the same as an absent one (SPEC W3; System.Text.Json leaves nulls out when
+ * writing, so "result": null comes back as no result). Nested values (arguments, results)
+ * are raw JSON and compare exactly. */
+bool ts_expect_same_content(const ts_json *a, const ts_json *b);
+
 bool ts_expect_normalize(ts_arena *arena, const ts_json *items, size_t count, ts_json **out, size_t *out_count);
 
 /* True when both content lists have the same normal form. */
