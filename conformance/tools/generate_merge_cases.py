@@ -35,6 +35,7 @@ description, input, expected, generated {family, seed} and, as in conformance/ca
 usage: conformance/tools/generate_merge_cases.py [path/to/turnstile]   (default bazel-bin/turnstile)
 """
 import datetime
+import base64
 import json
 import os
 import random
@@ -1104,7 +1105,11 @@ def fam_meta_finish():
                 fr = None  # null never overrides (R1)
             for k in ["continuationToken", "conversationId", "modelId"]:
                 if rng.random() < 0.2:
-                    meta[k] = rng.choice([None, "%s_%d" % (k[:4], i)])
+                    # a continuation token is base64 on the wire (MEAI-WIRE.md): .NET reads no other
+                    value = "%s_%d" % (k[:4], i)
+                    if k == "continuationToken":
+                        value = base64.b64encode(value.encode()).decode()
+                    meta[k] = rng.choice([None, value])
                     if meta[k] is not None:
                         last[k] = meta[k]
             if kind < 0.3 and rid == rids[0]:  # dangling metadata-only update
@@ -1313,7 +1318,8 @@ UNKNOWN_CONTENTS = [
     {"$type": "codeInterpreterToolCall", "callId": "ci_1", "inputs": [{"$type": "text", "text": "print(1)"}]},
     {"plain": True, "no": ["type", "here"]},
     {"$type": "futureThing", "nested": {"$type": "inner", "deep": [1, 2.5, {"a": None}], "e": 1e-7}},
-    {"kind": "x", "$type": "mcpServerToolCall", "serverName": "srv", "arguments": {"k": [True, False]}},
+    {"kind": "x", "$type": "mcpServerToolCall", "callId": "mcp_1", "toolName": "lookup", "serverName": "srv",
+     "arguments": {"k": [True, False]}},
     {"$type": "image_generation_call", "revisedPrompt": "a fox", "size": 1024},
 ]
 
