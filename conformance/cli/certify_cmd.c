@@ -1,4 +1,5 @@
 /* certify_cmd.c — `turnstile certify`: run the conformance suite against a testee. */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,8 @@ static const char certify_usage[] =
     "  --max-answer-bytes N      per answer (default 16777216)\n"
     "  --no-repeat               do not send every case a second time (determinism, D1)\n"
     "  --verbose                 list passing and skipped cases too\n"
+    "  --print-requests          print the request line of every selected case (as the testee\n"
+    "                            would read it) and exit: no testee runs\n"
     "  --help                    this text\n"
     "\n"
     "exit status: 0 all selected cases pass (or match --expected-failures); 1 failures;\n"
@@ -44,7 +47,7 @@ static size_t split_commas(char *list, const char **out, size_t max) {
 }
 
 int ts_cli_certify(int argc, char **argv) {
-    bool reference = false, repeat = true, verbose = false;
+    bool reference = false, repeat = true, verbose = false, print_requests = false;
     const char *mutant_name = NULL, *suite_root = ts_suite_default_root(), *json_path = NULL, *junit_path = NULL;
     const char *expected_path = NULL, *write_expected = NULL;
     const char *rules[64], *globs[64];
@@ -66,6 +69,8 @@ int ts_cli_certify(int argc, char **argv) {
             repeat = false;
         } else if (!strcmp(a, "--verbose")) {
             verbose = true;
+        } else if (!strcmp(a, "--print-requests")) {
+            print_requests = true;
         } else if (!has_value) {
             fprintf(stderr, "turnstile certify: unknown option or missing value: '%s' (see --help)\n", a);
             return TS_EXIT_USAGE;
@@ -106,6 +111,25 @@ int ts_cli_certify(int argc, char **argv) {
         }
     }
     int chosen = reference + (mutant_name != NULL) + (command && command[0]);
+    if (print_requests) {
+        ts_suite suite;
+        ts_error err;
+        if (!ts_suite_load(&suite, suite_root, &err)) {
+            fprintf(stderr, "turnstile certify: %s: %s\n", err.path, err.message);
+            ts_suite_free(&suite);
+            return TS_EXIT_USAGE;
+        }
+        for (size_t i = 0; i < suite.count; i++) {
+            bool selected = glob_count == 0;
+            for (size_t g = 0; g < glob_count && !selected; g++) selected = fnmatch(globs[g], suite.cases[i].id, 0) == 0;
+            if (selected) {
+                fwrite(suite.cases[i].request, 1, suite.cases[i].request_len, stdout);
+                fputc('\n', stdout);
+            }
+        }
+        ts_suite_free(&suite);
+        return fflush(stdout) == 0 ? TS_EXIT_OK : TS_EXIT_FAILURE;
+    }
     if (chosen != 1) {
         fprintf(stderr, "turnstile certify: name one testee: --reference, --mutant NAME, or -- COMMAND ARGS...\n");
         return TS_EXIT_USAGE;

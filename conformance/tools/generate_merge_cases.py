@@ -1318,8 +1318,8 @@ UNKNOWN_CONTENTS = [
     {"$type": "codeInterpreterToolCall", "callId": "ci_1", "inputs": [{"$type": "text", "text": "print(1)"}]},
     {"plain": True, "no": ["type", "here"]},
     {"$type": "futureThing", "nested": {"$type": "inner", "deep": [1, 2.5, {"a": None}], "e": 1e-7}},
-    {"kind": "x", "$type": "mcpServerToolCall", "callId": "mcp_1", "toolName": "lookup", "serverName": "srv",
-     "arguments": {"k": [True, False]}},
+    {"kind": "x", "$type": "mcpServerToolCall", "callId": "mcp_1", "name": "lookup", "toolName": "lookup",
+     "serverName": "srv", "arguments": {"k": [True, False]}},
     {"$type": "image_generation_call", "revisedPrompt": "a fox", "size": 1024},
 ]
 
