@@ -133,7 +133,7 @@ name=select_by_rules_and_cases
 "$TURNSTILE" certify --reference --rules I3 --report-json "$TMP/sel.json" >/dev/null 2>&1
 [ "$(json "$TMP/sel.json" "all('I3' in c['rules'] for c in r['cases']) and [x['id'] for x in r['rules']] == ['I3']")" = True ] && ok || fail "--rules"
 "$TURNSTILE" certify --reference --cases 'Host.*' --report-json "$TMP/sel.json" >/dev/null 2>&1
-[ "$(json "$TMP/sel.json" "len(r['cases']) == 10 and all(c['op'] == 'host' for c in r['cases'])")" = True ] && ok || fail "--cases"
+[ "$(json "$TMP/sel.json" "len(r['cases']) == 11 and all(c['op'] == 'host' for c in r['cases'])")" = True ] && ok || fail "--cases"
 
 name=check_recorded_pair
 "$TURNSTILE" check --stream conformance/cases/merge/Merge.O3.seed_A10_Bnull_C5.input.jsonl \

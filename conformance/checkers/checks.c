@@ -778,8 +778,8 @@ static bool check_merge_in(ts_arena *arena, const ts_update *updates, size_t cou
     }
     /* Candidates share the messageId and the normal form of the contents. Among several, the
      * one agreeing on role, author, createdAt, extras, additionalProperties and agent wins
-     * (candidate_score); among indistinguishable ones, the one in the response group of an
-     * adjacent matched answer message (on either side), then the earliest. Unique matches are made first so
+     * (candidate_score); among indistinguishable ones, the one in the response group of the
+     * matched answer message before it, else of the one after it, then the earliest. Unique matches are made first so
      * that they can serve as neighbours. (An answer is valid if some assignment satisfies the
      * rules; this finds it for every case the fuzzers have produced.) */
     long *hit_of = ts_arena_alloc(arena, (am + 1) * sizeof *hit_of);
@@ -812,8 +812,10 @@ static bool check_merge_in(ts_arena *arena, const ts_update *updates, size_t cou
                     !same_form(exp_norm[k], exp_norm_count[k], norms[i], norm_counts[i]))
                     continue;
                 int base = candidate_score(m, got);
-                bool beside = (long)m->group == left_group || (long)m->group == right_group;
-                int score = 2 * base + (pass > 0 && beside ? 1 : 0);
+                /* the left neighbour's group first (a message continues the group before it),
+                 * else the right one's (a message that opens its group) */
+                int beside = ((long)m->group == left_group ? 2 : 0) + ((long)m->group == right_group ? 1 : 0);
+                int score = 4 * base + (pass > 0 ? beside : 0);
                 if (base > best_base) {
                     best_base = base;
                     tied = 0;
