@@ -730,6 +730,83 @@ static void improve_ties(const ts_expectation *e, const ts_json *messages, long 
     free(traded);
 }
 
+/* The last resort for ties: when trades leave order violations, try every assignment of the
+ * interchangeable expected messages to the answer messages that hold them (each class of
+ * mutually swappable matches permuted within itself), stopping at the first with none. The
+ * moves above can stall where three groups hold identical messages (a 3-cycle is no pairwise
+ * trade). Bounded: at most 64 positions, classes of at most 6, and 4,000 assignments tried. */
+enum { EXHAUST_POSITIONS = 64, EXHAUST_CLASS = 6, EXHAUST_TRIALS = 4000 };
+
+typedef struct exhaust {
+    const ts_expectation *e;
+    long *hit_of;
+    size_t am;
+    size_t positions[EXHAUST_POSITIONS]; /* answer positions, grouped by class */
+    long pool[EXHAUST_POSITIONS];        /* the expected messages they hold */
+    size_t class_start[EXHAUST_POSITIONS + 1], class_count;
+    bool taken[EXHAUST_POSITIONS];
+    size_t trials;
+    bool found;
+} exhaust;
+
+static void exhaust_assign(exhaust *x, size_t c, size_t k) {
+    if (x->found || x->trials >= EXHAUST_TRIALS) return;
+    if (c == x->class_count) {
+        x->trials++;
+        x->found = order_violations(x->e, x->hit_of, x->am) == 0;
+        return;
+    }
+    size_t start = x->class_start[c], end = x->class_start[c + 1];
+    if (start + k == end) {
+        exhaust_assign(x, c + 1, 0);
+        return;
+    }
+    for (size_t t = start; t < end && !x->found; t++) {
+        if (x->taken[t]) continue;
+        x->taken[t] = true;
+        x->hit_of[x->positions[start + k]] = x->pool[t];
+        exhaust_assign(x, c, k + 1);
+        x->taken[t] = false;
+    }
+}
+
+static void exhaust_ties(const ts_expectation *e, const ts_json *messages, long *hit_of, size_t am) {
+    if (am > 300 || order_violations(e, hit_of, am) == 0) return;
+    exhaust *x = calloc(1, sizeof *x);
+    long *saved = malloc((am + 1) * sizeof *saved);
+    bool *placed = calloc(am + 1, sizeof *placed);
+    if (!x || !saved || !placed) goto done;
+    memcpy(saved, hit_of, am * sizeof *saved);
+    x->e = e;
+    x->hit_of = hit_of;
+    x->am = am;
+    size_t n = 0;
+    for (size_t i = 0; i < am; i++) {
+        if (placed[i] || hit_of[i] < 0) continue;
+        size_t start = n;
+        for (size_t j = i; j < am && n < EXHAUST_POSITIONS && n - start < EXHAUST_CLASS; j++) {
+            if (placed[j] || hit_of[j] < 0 || (j != i && !swappable(e, messages, hit_of, i, j))) continue;
+            placed[j] = true;
+            x->positions[n] = j;
+            x->pool[n] = hit_of[j];
+            n++;
+        }
+        if (n - start < 2) { /* alone: nothing to permute */
+            n = start;
+            continue;
+        }
+        x->class_start[x->class_count++] = start;
+        if (n >= EXHAUST_POSITIONS) break;
+    }
+    x->class_start[x->class_count] = n;
+    if (x->class_count > 0) exhaust_assign(x, 0, 0);
+    if (!x->found) memcpy(hit_of, saved, am * sizeof *saved);
+done:
+    free(x);
+    free(saved);
+    free(placed);
+}
+
 static bool check_merge_in(ts_arena *arena, const ts_update *updates, size_t count, ts_str host_id,
                            const ts_json *answer, ts_findings *f) {
     if (!check_shape(answer, f)) return true;
@@ -846,6 +923,7 @@ static bool check_merge_in(ts_arena *arena, const ts_update *updates, size_t cou
         }
     }
     improve_ties(&e, messages, hit_of, tied_of, am);
+    exhaust_ties(&e, messages, hit_of, am);
     size_t np = 0;
     for (size_t i = 0; i < am; i++) {
         if (hit_of[i] < 0) {
