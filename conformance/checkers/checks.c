@@ -659,6 +659,23 @@ static bool swappable(const ts_expectation *e, const ts_json *messages, const lo
     return true;
 }
 
+/* The answer message got is a correct rendering of expected message m: role, author, createdAt,
+ * extras and additionalProperties agree, and an agentId, when given, is m's (candidate_score's
+ * parts; M5 lets an answer leave agentId out). */
+static bool fits(const ts_expected_message *m, const ts_json *got) {
+    int score = candidate_score(m, got);
+    bool agent_ok = !ts_str_nonempty(answer_string(got, "agentId")) || (score & 2);
+    return (score & (64 | 32 | 16 | 8 | 4)) == (64 | 32 | 16 | 8 | 4) && agent_ok;
+}
+
+/* The expected messages hold the same messageId and the same contents. */
+static bool same_message_form(const ts_expected_message *a, const ts_expected_message *b) {
+    if (!ts_str_eq(a->message_id, b->message_id) || a->content_count != b->content_count) return false;
+    for (size_t c = 0; c < a->content_count; c++)
+        if (!ts_expect_same_content(&a->contents[c], &b->contents[c])) return false;
+    return true;
+}
+
 /* Tied matches (answer messages several expected messages fit equally well) are settled by
  * the order rules: an answer is valid if some assignment satisfies them. Two moves, repeated
  * while they remove violations: trading the expected messages of two answer messages, and
@@ -730,15 +747,19 @@ static void improve_ties(const ts_expectation *e, const ts_json *messages, long 
     free(traded);
 }
 
-/* The last resort for ties: when trades leave order violations, try every assignment of the
- * interchangeable expected messages to the answer messages that hold them (each class of
- * mutually swappable matches permuted within itself), stopping at the first with none. The
- * moves above can stall where three groups hold identical messages (a 3-cycle is no pairwise
- * trade). Bounded: at most 64 positions, classes of at most 6, and 4,000 assignments tried. */
-enum { EXHAUST_POSITIONS = 64, EXHAUST_CLASS = 6, EXHAUST_TRIALS = 4000 };
+/* The last resort: when the greedy match and the trades leave order violations, try the
+ * assignments of expected messages that share a messageId and contents (a class) to the
+ * answer messages holding them, each expected message only where it fits the answer message
+ * exactly (fits), stopping at the first assignment that breaks no order rule. The moves above
+ * can stall (identical messages in three groups need a 3-cycle; a near-identical one taken
+ * early by the wrong group needs several trades at once). Bounded: at most 64 positions,
+ * classes of at most 12 (fits prunes them hard) and 4,000 complete assignments; the greedy assignment stands when no
+ * valid one is found, so a real order bug is still reported. */
+enum { EXHAUST_POSITIONS = 64, EXHAUST_CLASS = 12, EXHAUST_TRIALS = 4000 };
 
 typedef struct exhaust {
     const ts_expectation *e;
+    const ts_json *messages;
     long *hit_of;
     size_t am;
     size_t positions[EXHAUST_POSITIONS]; /* answer positions, grouped by class */
@@ -761,10 +782,11 @@ static void exhaust_assign(exhaust *x, size_t c, size_t k) {
         exhaust_assign(x, c + 1, 0);
         return;
     }
+    size_t position = x->positions[start + k];
     for (size_t t = start; t < end && !x->found; t++) {
-        if (x->taken[t]) continue;
+        if (x->taken[t] || !fits(&x->e->messages[x->pool[t]], &x->messages->u.a.items[position])) continue;
         x->taken[t] = true;
-        x->hit_of[x->positions[start + k]] = x->pool[t];
+        x->hit_of[position] = x->pool[t];
         exhaust_assign(x, c, k + 1);
         x->taken[t] = false;
     }
@@ -778,14 +800,16 @@ static void exhaust_ties(const ts_expectation *e, const ts_json *messages, long 
     if (!x || !saved || !placed) goto done;
     memcpy(saved, hit_of, am * sizeof *saved);
     x->e = e;
+    x->messages = messages;
     x->hit_of = hit_of;
     x->am = am;
     size_t n = 0;
-    for (size_t i = 0; i < am; i++) {
+    for (size_t i = 0; i < am && n < EXHAUST_POSITIONS; i++) {
         if (placed[i] || hit_of[i] < 0) continue;
         size_t start = n;
         for (size_t j = i; j < am && n < EXHAUST_POSITIONS && n - start < EXHAUST_CLASS; j++) {
-            if (placed[j] || hit_of[j] < 0 || (j != i && !swappable(e, messages, hit_of, i, j))) continue;
+            if (placed[j] || hit_of[j] < 0 || !same_message_form(&e->messages[hit_of[i]], &e->messages[hit_of[j]]))
+                continue;
             placed[j] = true;
             x->positions[n] = j;
             x->pool[n] = hit_of[j];
@@ -796,7 +820,6 @@ static void exhaust_ties(const ts_expectation *e, const ts_json *messages, long 
             continue;
         }
         x->class_start[x->class_count++] = start;
-        if (n >= EXHAUST_POSITIONS) break;
     }
     x->class_start[x->class_count] = n;
     if (x->class_count > 0) exhaust_assign(x, 0, 0);
