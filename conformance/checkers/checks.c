@@ -571,9 +571,15 @@ static bool same_additional(const ts_expected_message *m, const ts_json *got) {
 }
 
 /* How well an expected message fits an answer message with the same id and contents: the
- * fields a correct answer carries over (M5, K1, X1, X2, the agentId extension). */
+ * contents exactly (a text's annotations, which the normal form leaves out), then the fields a
+ * correct answer carries over (M5, K1, X1, X2, the agentId extension). */
 static int candidate_score(const ts_expected_message *m, const ts_json *got) {
     int score = 0;
+    size_t count;
+    const ts_json *contents = answer_contents(got, &count);
+    bool exact = count == m->content_count; /* the contents themselves, annotations and all (C2) */
+    for (size_t c = 0; exact && c < count; c++) exact = ts_expect_same_content(&m->contents[c], &contents[c]);
+    if (exact) score += 128;
     ts_str role = answer_string(got, "role"), author = answer_string(got, "authorName");
     ts_str agent = answer_string(got, "agentId"), created = answer_string(got, "createdAt");
     ts_instant at;
@@ -665,7 +671,7 @@ static bool swappable(const ts_expectation *e, const ts_json *messages, const lo
 static bool fits(const ts_expected_message *m, const ts_json *got) {
     int score = candidate_score(m, got);
     bool agent_ok = !ts_str_nonempty(answer_string(got, "agentId")) || (score & 2);
-    return (score & (64 | 32 | 16 | 8 | 4)) == (64 | 32 | 16 | 8 | 4) && agent_ok;
+    return (score & (128 | 64 | 32 | 16 | 8 | 4)) == (128 | 64 | 32 | 16 | 8 | 4) && agent_ok;
 }
 
 /* The expected messages hold the same messageId and the same contents. */
