@@ -759,9 +759,11 @@ static void improve_ties(const ts_expectation *e, const ts_json *messages, long 
  * exactly (fits), stopping at the first assignment that breaks no order rule. The moves above
  * can stall (identical messages in three groups need a 3-cycle; a near-identical one taken
  * early by the wrong group needs several trades at once). Bounded: at most 64 positions,
- * classes of at most 12 (fits prunes them hard) and 4,000 complete assignments; the greedy assignment stands when no
- * valid one is found, so a real order bug is still reported. */
-enum { EXHAUST_POSITIONS = 64, EXHAUST_CLASS = 12, EXHAUST_TRIALS = 4000 };
+ * classes of at most 32 (fits prunes them hard), 4,000 complete assignments and 200,000 search
+ * steps (dead ends are possible: the greedy match may hold a message where it does not fit);
+ * the greedy assignment stands when no valid one is found, so a real order bug is still
+ * reported. */
+enum { EXHAUST_POSITIONS = 64, EXHAUST_CLASS = 32, EXHAUST_TRIALS = 4000, EXHAUST_STEPS = 200000 };
 
 typedef struct exhaust {
     const ts_expectation *e;
@@ -772,12 +774,12 @@ typedef struct exhaust {
     long pool[EXHAUST_POSITIONS];        /* the expected messages they hold */
     size_t class_start[EXHAUST_POSITIONS + 1], class_count;
     bool taken[EXHAUST_POSITIONS];
-    size_t trials;
+    size_t trials, steps;
     bool found;
 } exhaust;
 
 static void exhaust_assign(exhaust *x, size_t c, size_t k) {
-    if (x->found || x->trials >= EXHAUST_TRIALS) return;
+    if (x->found || x->trials >= EXHAUST_TRIALS || ++x->steps > EXHAUST_STEPS) return;
     if (c == x->class_count) {
         x->trials++;
         x->found = order_violations(x->e, x->hit_of, x->am) == 0;
