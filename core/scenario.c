@@ -13,16 +13,6 @@ static bool fail(ts_error *err, const char *path, const char *what) {
     return false;
 }
 
-static bool uuid_text(ts_str s) {
-    if (s.len != 36) return false;
-    for (int i = 0; i < 36; i++) {
-        char c = s.ptr[i];
-        bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-        if (dash ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-    }
-    return true;
-}
-
 /* An LLM answer: {"text": string, "toolCalls": [{"callId", "name", "arguments": object}]}. */
 static bool check_answer(const ts_json *answer, size_t index, ts_error *err) {
     char path[96];
@@ -140,7 +130,7 @@ bool ts_scenario_from_json(const ts_json *value, ts_arena *arena, ts_scenario *o
     memset(out, 0, sizeof *out);
     if (value->kind != TS_JSON_OBJECT) return fail(err, "", "a scenario must be an object");
     const ts_json *id = ts_json_get(value, "executionId"), *input = ts_json_get(value, "input");
-    if (!id || id->kind != TS_JSON_STRING || !uuid_text(id->u.s))
+    if (!id || id->kind != TS_JSON_STRING || id->u.s.len != TS_UUID_TEXT - 1 || !ts_uuid_text_valid(id->u.s.ptr))
         return fail(err, "executionId", "must be a canonical UUID (lowercase 8-4-4-4-12)");
     memcpy(out->execution_id, id->u.s.ptr, 36);
     if (!input || input->kind != TS_JSON_STRING) return fail(err, "input", "must be a string (the first user message)");

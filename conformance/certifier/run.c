@@ -29,7 +29,7 @@ bool ts_run_rule_selected(const ts_run_options *options, const char *rule) {
     return false;
 }
 
-static bool case_selected(const ts_run_options *options, const ts_case *c) {
+bool ts_run_case_selected(const ts_run_options *options, const ts_case *c) {
     if (options->case_globs) {
         bool any = false;
         for (size_t i = 0; i < options->glob_count && !any; i++) any = fnmatch(options->case_globs[i], c->id, 0) == 0;
@@ -283,7 +283,7 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
     ts_case_result *previous = NULL;
     for (size_t i = 0; i < suite->count; i++) {
         const ts_case *c = &suite->cases[i];
-        if (!case_selected(options, c)) continue;
+        if (!ts_run_case_selected(options, c)) continue;
         ts_case_result *r = &out->results[out->count++];
         r->c = c;
         ts_findings_init(&r->findings);

@@ -53,6 +53,9 @@ typedef struct ts_certification {
 /* True when rule id is selected by options. */
 bool ts_run_rule_selected(const ts_run_options *options, const char *rule);
 
+/* True when the run's --cases globs and --rules select case c. */
+bool ts_run_case_selected(const ts_run_options *options, const ts_case *c);
+
 /* Runs the selected cases of suite through testee. Returns false only on allocation failure. */
 bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *options, ts_certification *out);
 void ts_certification_free(ts_certification *c); /* accepts NULL */

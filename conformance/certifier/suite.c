@@ -14,7 +14,7 @@ const char *ts_suite_default_root(void) {
     return env && *env ? env : "conformance/cases";
 }
 
-static char *read_all(const char *path, size_t *len) {
+char *ts_suite_read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     ts_buf buf;
@@ -97,7 +97,7 @@ static bool load_case(ts_suite *suite, const char *dir, const ts_json *entry, ts
     snprintf(path, sizeof path, "%s/%.*s", dir, (int)input.len, input.ptr);
     c->source = ts_str_dup(arena, ts_str_from(path)).ptr;
     size_t len;
-    char *data = read_all(path, &len);
+    char *data = ts_suite_read_file(path, &len);
     if (!data) return fail(err, path, "cannot read the case's input");
     bool journal = strcmp(c->op, "journal") == 0;
     ts_json values;
@@ -132,7 +132,7 @@ static bool load_case(ts_suite *suite, const char *dir, const ts_json *entry, ts
     if (!c->request) return fail(err, path, "out of memory");
     if (expected.ptr) {
         snprintf(path, sizeof path, "%s/%.*s", dir, (int)expected.len, expected.ptr);
-        data = read_all(path, &len);
+        data = ts_suite_read_file(path, &len);
         if (!data) return fail(err, path, "cannot read the case's expected answer");
         ok = ts_codec_parse(arena, data, len, &c->expected, &inner);
         free(data);
@@ -164,7 +164,7 @@ bool ts_suite_load(ts_suite *suite, const char *root, ts_error *err) {
         snprintf(dir, sizeof dir, "%s/%s", root, names[k]);
         snprintf(path, sizeof path, "%s/MANIFEST.json", dir);
         size_t len;
-        char *text = read_all(path, &len);
+        char *text = ts_suite_read_file(path, &len);
         if (!text) continue; /* not a case directory */
         ts_json manifest;
         ts_error inner;

@@ -45,6 +45,10 @@ typedef struct ts_suite {
 bool ts_suite_load(ts_suite *suite, const char *root, ts_error *err);
 void ts_suite_free(ts_suite *suite); /* accepts NULL */
 
+/* Reads the whole file into a malloc'd, NUL-terminated buffer (*len bytes before the NUL), or
+ * NULL when it cannot be read. The certifier's one file reader (suites, reports). */
+char *ts_suite_read_file(const char *path, size_t *len);
+
 /* The suite root to use when none is given: $TURNSTILE_SUITE, else ./conformance/cases. */
 const char *ts_suite_default_root(void);
 

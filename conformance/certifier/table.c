@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
+#include "conformance/certifier/suite.h"
 #include "core/codec.h"
 
 enum { REASON_MAX = 180 };
@@ -16,25 +16,6 @@ static bool fail(ts_error *err, const char *path, const char *field, const char 
     return false;
 }
 
-static char *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    ts_buf buf;
-    ts_buf_init(&buf);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) ts_buf_append(&buf, chunk, n);
-    bool bad = ferror(f) || buf.failed;
-    fclose(f);
-    if (bad) {
-        ts_buf_free(&buf);
-        return NULL;
-    }
-    if (!buf.data) ts_buf_append(&buf, "", 0);
-    *len = buf.len;
-    return buf.data;
-}
-
 bool ts_table_load(ts_table *table, const char *const *paths, size_t count, ts_error *err) {
     memset(table, 0, sizeof *table);
     ts_arena_init(&table->arena);
@@ -42,7 +23,7 @@ bool ts_table_load(ts_table *table, const char *const *paths, size_t count, ts_e
     if (!table->columns) return fail(err, "", "", "out of memory");
     for (size_t i = 0; i < count; i++) {
         size_t len;
-        char *text = read_all(paths[i], &len);
+        char *text = ts_suite_read_file(paths[i], &len);
         if (!text) return fail(err, paths[i], "", "cannot read the report");
         ts_json *report = ts_arena_alloc(&table->arena, sizeof *report);
         ts_error inner;

@@ -649,20 +649,22 @@ static size_t order_violations(const ts_expectation *e, const long *hit_of, size
  * is valid if some choice satisfies the rules. Starting from the greedy matching, swap the
  * choices of two tied answer messages whenever their candidates fit each equally well and the
  * swap breaks fewer ordering constraints, until no swap helps. */
+/* The expected messages hold the same messageId and the same contents. */
+static bool same_message_form(const ts_expected_message *a, const ts_expected_message *b) {
+    if (!ts_str_eq(a->message_id, b->message_id) || a->content_count != b->content_count) return false;
+    for (size_t c = 0; c < a->content_count; c++)
+        if (!ts_expect_same_content(&a->contents[c], &b->contents[c])) return false;
+    return true;
+}
+
 /* Answer messages i and j may trade expected messages: same messageId, same contents, and
  * each fits the other's expected message exactly as well as its own. */
 static bool swappable(const ts_expectation *e, const ts_json *messages, const long *hit_of, size_t i, size_t j) {
-    if (j == i || hit_of[i] < 0 || hit_of[j] < 0 ||
-        !ts_str_eq(e->messages[hit_of[i]].message_id, e->messages[hit_of[j]].message_id))
-        return false;
+    if (j == i || hit_of[i] < 0 || hit_of[j] < 0) return false;
     const ts_json *gi = &messages->u.a.items[i], *gj = &messages->u.a.items[j];
     const ts_expected_message *mi = &e->messages[hit_of[i]], *mj = &e->messages[hit_of[j]];
-    if (candidate_score(mi, gi) != candidate_score(mj, gi) || candidate_score(mj, gj) != candidate_score(mi, gj))
-        return false;
-    if (mi->content_count != mj->content_count) return false;
-    for (size_t c = 0; c < mi->content_count; c++)
-        if (!ts_expect_same_content(&mi->contents[c], &mj->contents[c])) return false;
-    return true;
+    return same_message_form(mi, mj) && candidate_score(mi, gi) == candidate_score(mj, gi) &&
+           candidate_score(mj, gj) == candidate_score(mi, gj);
 }
 
 /* The answer message got is a correct rendering of expected message m: role, author, createdAt,
@@ -672,14 +674,6 @@ static bool fits(const ts_expected_message *m, const ts_json *got) {
     int score = candidate_score(m, got);
     bool agent_ok = !ts_str_nonempty(answer_string(got, "agentId")) || (score & 2);
     return (score & (128 | 64 | 32 | 16 | 8 | 4)) == (128 | 64 | 32 | 16 | 8 | 4) && agent_ok;
-}
-
-/* The expected messages hold the same messageId and the same contents. */
-static bool same_message_form(const ts_expected_message *a, const ts_expected_message *b) {
-    if (!ts_str_eq(a->message_id, b->message_id) || a->content_count != b->content_count) return false;
-    for (size_t c = 0; c < a->content_count; c++)
-        if (!ts_expect_same_content(&a->contents[c], &b->contents[c])) return false;
-    return true;
 }
 
 /* Tied matches (answer messages several expected messages fit equally well) are settled by

@@ -1,5 +1,4 @@
 /* certify_cmd.c — `turnstile certify`: run the conformance suite against a testee. */
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,10 +118,9 @@ int ts_cli_certify(int argc, char **argv) {
             ts_suite_free(&suite);
             return TS_EXIT_USAGE;
         }
+        ts_run_options selection = {rule_count ? rules : NULL, rule_count, glob_count ? globs : NULL, glob_count, false};
         for (size_t i = 0; i < suite.count; i++) {
-            bool selected = glob_count == 0;
-            for (size_t g = 0; g < glob_count && !selected; g++) selected = fnmatch(globs[g], suite.cases[i].id, 0) == 0;
-            if (selected) {
+            if (ts_run_case_selected(&selection, &suite.cases[i])) {
                 fwrite(suite.cases[i].request, 1, suite.cases[i].request_len, stdout);
                 fputc('\n', stdout);
             }
