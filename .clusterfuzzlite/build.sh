@@ -16,9 +16,9 @@ cd "$root"
 mkdir -p "$OUT" "$OUT/obj"
 common_flags="-std=c11 -D_POSIX_C_SOURCE=200809L -I$root"
 library_sources=(
-    core/arena.c core/buf.c core/codec.c core/digest.c core/error.c core/host.c core/json.c core/merger.c
-    core/model.c core/numfmt.c core/strmap.c core/timestamp.c
-    core/canon.c core/taskid.c core/journal.c core/scenario.c core/engine.c core/store_memory.c
+    core/json/arena.c core/json/buf.c core/json/codec.c core/json/digest.c core/json/error.c core/merge/host.c core/json/json.c core/merge/merger.c
+    core/merge/model.c core/json/numfmt.c core/json/strmap.c core/json/timestamp.c
+    core/json/canon.c core/resume/taskid.c core/resume/journal.c core/resume/commit.c core/resume/scenario.c core/resume/engine.c core/resume/store_memory.c
     conformance/checkers/checks.c conformance/checkers/expect.c conformance/checkers/findings.c
     conformance/checkers/journal_checks.c
     conformance/certifier/report.c conformance/certifier/run.c conformance/certifier/suite.c conformance/certifier/testee.c

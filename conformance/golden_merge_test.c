@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/codec.h"
-#include "core/merger.h"
-#include "core/model.h"
+#include "core/json/codec.h"
+#include "core/merge/merger.h"
+#include "core/merge/model.h"
 #include "core/testing/unit.h"
 
 static const char *const case_dirs[] = {"conformance/cases/merge/", "conformance/cases/merge-generated/"};

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "core/codec.h"
+#include "core/json/codec.h"
 #include "fuzz/oracle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

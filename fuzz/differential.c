@@ -20,9 +20,9 @@
 #include "conformance/certifier/testee.h"
 #include "conformance/checkers/checks.h"
 #include "conformance/testee/mutants.h"
-#include "core/codec.h"
-#include "core/host.h"
-#include "core/merger.h"
+#include "core/json/codec.h"
+#include "core/merge/host.h"
+#include "core/merge/merger.h"
 #include "fuzz/gen.h"
 #include "fuzz/oracle.h"
 

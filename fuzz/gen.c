@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/codec.h"
-#include "core/numfmt.h"
+#include "core/json/codec.h"
+#include "core/json/numfmt.h"
 #include "fuzz/bytes.h"
 
 enum { MAX_AGENTS = 6, MAX_MESSAGES = 24 };

@@ -15,9 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/arena.h"
-#include "core/buf.h"
-#include "core/json.h"
+#include "core/json/arena.h"
+#include "core/json/buf.h"
+#include "core/json/json.h"
 
 enum { TS_GEN_MAX_UPDATES = 48 };
 

@@ -3,7 +3,7 @@
  * deterministic. */
 #include <string.h>
 
-#include "core/codec.h"
+#include "core/json/codec.h"
 #include "core/testing/unit.h"
 #include "fuzz/gen.h"
 #include "fuzz/oracle.h"

@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "core/codec.h"
-#include "core/merger.h"
-#include "core/model.h"
+#include "core/json/codec.h"
+#include "core/merge/merger.h"
+#include "core/merge/model.h"
 #include "fuzz/oracle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/codec.h"
-#include "core/merger.h"
-#include "core/model.h"
+#include "core/json/codec.h"
+#include "core/merge/merger.h"
+#include "core/merge/model.h"
 #include "fuzz/gen.h"
 #include "fuzz/oracle.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "conformance/checkers/checks.h"
-#include "core/codec.h"
+#include "core/json/codec.h"
 
 void ts_oracle_fail(const char *what, const char *stream, size_t stream_len) {
     fprintf(stderr, "\n==turnstile== %s\n", what);

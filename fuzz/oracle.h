@@ -12,9 +12,9 @@
 #include <stddef.h>
 
 #include "conformance/checkers/findings.h"
-#include "core/buf.h"
-#include "core/merger.h"
-#include "core/model.h"
+#include "core/json/buf.h"
+#include "core/merge/merger.h"
+#include "core/merge/model.h"
 
 /* Prints what went wrong (and the stream, when given) and aborts. */
 _Noreturn void ts_oracle_fail(const char *what, const char *stream, size_t stream_len);

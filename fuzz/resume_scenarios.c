@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "conformance/checkers/journal_checks.h"
-#include "core/codec.h"
-#include "core/engine.h"
-#include "core/store_memory.h"
+#include "core/json/codec.h"
+#include "core/resume/engine.h"
+#include "core/resume/store_memory.h"
 #include "fuzz/oracle.h"
 #include "fuzz/scenario_gen.h"
 

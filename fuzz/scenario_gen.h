@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/arena.h"
-#include "core/json.h"
+#include "core/json/arena.h"
+#include "core/json/json.h"
 
 /* Builds the scenario document in arena. Returns false on allocation failure. */
 bool ts_gen_scenario(ts_arena *arena, const uint8_t *data, size_t size, ts_json *out);

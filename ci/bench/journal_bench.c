@@ -22,10 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/codec.h"
-#include "core/store.h"
-#include "core/store_memory.h"
-#include "core/store_sqlite.h"
+#include "core/json/codec.h"
+#include "core/resume/store.h"
+#include "core/resume/store_memory.h"
+#include "core/resume/store_sqlite.h"
 
 static const char EXECUTION_ID[] = "00000000-0000-4000-8000-0000000000be";
 

@@ -9,8 +9,8 @@
 
 #include "conformance/checkers/checks.h"
 #include "conformance/checkers/journal_checks.h"
-#include "core/codec.h"
-#include "core/journal.h"
+#include "core/json/codec.h"
+#include "core/resume/journal.h"
 
 const char *ts_verdict_name(ts_verdict verdict) {
     switch (verdict) {

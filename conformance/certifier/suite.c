@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/buf.h"
-#include "core/codec.h"
+#include "core/json/buf.h"
+#include "core/json/codec.h"
 
 const char *ts_suite_default_root(void) {
     const char *env = getenv("TURNSTILE_SUITE");

@@ -3,7 +3,7 @@
  *
  * Owns: reading manifests and case files, and building each case's protocol request line.
  * A manifest is {"cases":[{"id","rules":[...],"description","input","expected"?, "op"?}]};
- * "op" defaults to "merge". A journal case's input is a scenario (core/scenario.h) and it may
+ * "op" defaults to "merge". A journal case's input is a scenario (core/resume/scenario.h) and it may
  * carry "crashBeforeCommit": k. Ids are unique across the whole suite.
  */
 #ifndef TURNSTILE_CONFORMANCE_CERTIFIER_SUITE_H
@@ -12,11 +12,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/arena.h"
-#include "core/error.h"
-#include "core/json.h"
-#include "core/model.h"
-#include "core/scenario.h"
+#include "core/json/arena.h"
+#include "core/json/error.h"
+#include "core/json/json.h"
+#include "core/merge/model.h"
+#include "core/resume/scenario.h"
 
 typedef struct ts_case {
     const char *id;

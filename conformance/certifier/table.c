@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "conformance/certifier/suite.h"
-#include "core/codec.h"
+#include "core/json/codec.h"
 
 enum { REASON_MAX = 180 };
 

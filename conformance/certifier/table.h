@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/arena.h"
-#include "core/error.h"
-#include "core/json.h"
+#include "core/json/arena.h"
+#include "core/json/error.h"
+#include "core/json/json.h"
 
 typedef struct ts_table_column {
     const char *name;      /* the report file's base name without ".json" */

@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "conformance/testee/handler.h"
-#include "core/buf.h"
+#include "core/json/buf.h"
 
 typedef enum ts_call_status {
     TS_CALL_ANSWERED,     /* one line came back (its content is judged by the caller) */

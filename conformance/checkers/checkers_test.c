@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "conformance/checkers/checks.h"
-#include "core/codec.h"
-#include "core/model.h"
+#include "core/json/codec.h"
+#include "core/merge/model.h"
 #include "core/testing/unit.h"
 
 static bool load_stream(ts_arena *arena, const char *dir, const char *id, ts_stream *stream) {

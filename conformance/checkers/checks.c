@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "conformance/checkers/expect.h"
-#include "core/buf.h"
-#include "core/codec.h"
+#include "core/json/buf.h"
+#include "core/json/codec.h"
 
 void ts_check_excerpt(const ts_json *value, char *out, size_t max) {
     ts_buf buf;

@@ -14,8 +14,8 @@
 #include <stddef.h>
 
 #include "conformance/checkers/findings.h"
-#include "core/json.h"
-#include "core/model.h"
+#include "core/json/json.h"
+#include "core/merge/model.h"
 
 /* Checks `answer` (the response object a testee returned) as a merge of updates[0..count).
  * host_response_id is the turn id the request named (absent normally). Appends one finding

@@ -16,10 +16,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/arena.h"
-#include "core/json.h"
-#include "core/model.h"
-#include "core/timestamp.h"
+#include "core/json/arena.h"
+#include "core/json/json.h"
+#include "core/merge/model.h"
+#include "core/json/timestamp.h"
 
 typedef struct ts_expected_message {
     size_t group;            /* index of its response group, groups numbered by first arrival */

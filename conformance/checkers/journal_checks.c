@@ -2,7 +2,7 @@
  *
  * Three parts: reading the answer (its shape; a malformed one is reported under J2), deriving
  * the expected execution from the scenario (section "the scripted world"), and one function
- * per rule comparing the two. Nothing here calls core/engine.h or a store.
+ * per rule comparing the two. Nothing here calls core/resume/engine.h or a store.
  */
 #include "conformance/checkers/journal_checks.h"
 
@@ -13,13 +13,13 @@
 #include <time.h>
 
 #include "conformance/checkers/checks.h"
-#include "core/buf.h"
-#include "core/canon.h"
-#include "core/codec.h"
-#include "core/journal.h"
-#include "core/strmap.h"
-#include "core/taskid.h"
-#include "core/timestamp.h"
+#include "core/json/buf.h"
+#include "core/json/canon.h"
+#include "core/json/codec.h"
+#include "core/resume/journal.h"
+#include "core/json/strmap.h"
+#include "core/resume/taskid.h"
+#include "core/json/timestamp.h"
 
 #define NO_INDEX SIZE_MAX
 enum { EXCERPT = 200, TIMESTAMP_TEXT = 64 };

@@ -4,7 +4,7 @@
  * Owns: judging a journal against its scenario. The expected execution is re-derived here from
  * SPEC §6.1 alone — a small simulation of the scripted world (the ReAct loop, the LLM answer
  * index, tool scripts, async tools, signals, edits, restarts, the clock, task names) — and never
- * by calling the reference engine (core/engine.h) or a store, so that the engine and this oracle
+ * by calling the reference engine (core/resume/engine.h) or a store, so that the engine and this oracle
  * can disagree, and a disagreement is a finding. Only core's model modules are used (journal.h's
  * role and status names, scenario.h, canon.h, taskid.h, json.h, codec.h, timestamp.h).
  *
@@ -30,8 +30,8 @@
 #include <stdbool.h>
 
 #include "conformance/checkers/findings.h"
-#include "core/json.h"
-#include "core/scenario.h"
+#include "core/json/json.h"
+#include "core/resume/scenario.h"
 
 /* Checks `journal_answer` (the value of the answer's "journal" member) as the journal the
  * execution of `scenario` ends with. Appends one finding per violation (a few per rule at most)

@@ -20,11 +20,11 @@
 #include <string.h>
 
 #include "conformance/checkers/journal_checks.h"
-#include "core/buf.h"
-#include "core/codec.h"
-#include "core/engine.h"
-#include "core/store_memory.h"
-#include "core/taskid.h"
+#include "core/json/buf.h"
+#include "core/json/codec.h"
+#include "core/resume/engine.h"
+#include "core/resume/store_memory.h"
+#include "core/resume/taskid.h"
 #include "core/testing/unit.h"
 
 static const char *const testdata = "conformance/checkers/testdata/journal";

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "conformance/cli/cli.h"
-#include "core/canon.h"
+#include "core/json/canon.h"
 
 static const char canon_usage[] =
     "usage: turnstile canon [--no-newline] [FILE]\n"

@@ -4,8 +4,8 @@
 
 #include "conformance/checkers/checks.h"
 #include "conformance/cli/cli.h"
-#include "core/codec.h"
-#include "core/model.h"
+#include "core/json/codec.h"
+#include "core/merge/model.h"
 
 static const char check_usage[] =
     "usage: turnstile check --stream S.jsonl --response R.json [--response-id ID]\n"

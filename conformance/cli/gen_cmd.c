@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 
 #include "conformance/cli/cli.h"
-#include "core/buf.h"
+#include "core/json/buf.h"
 #include "fuzz/gen.h"
 
 static const char gen_usage[] =

@@ -4,9 +4,9 @@
 #include <string.h>
 
 #include "conformance/cli/cli.h"
-#include "core/codec.h"
-#include "core/merger.h"
-#include "core/model.h"
+#include "core/json/codec.h"
+#include "core/merge/merger.h"
+#include "core/merge/model.h"
 
 static const char merge_usage[] =
     "usage: turnstile merge [options] [FILE]\n"

@@ -6,9 +6,9 @@
 #include <sys/stat.h>
 
 #include "conformance/cli/cli.h"
-#include "core/codec.h"
-#include "core/engine.h"
-#include "core/store_sqlite.h"
+#include "core/json/codec.h"
+#include "core/resume/engine.h"
+#include "core/resume/store_sqlite.h"
 
 static const char run_usage[] =
     "usage: turnstile run SCENARIO --db FILE [--sync full|normal] [--crash-before-commit K]\n"

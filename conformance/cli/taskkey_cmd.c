@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "conformance/cli/cli.h"
-#include "core/canon.h"
-#include "core/taskid.h"
+#include "core/json/canon.h"
+#include "core/resume/taskid.h"
 
 static const char taskkey_usage[] =
     "usage: turnstile taskkey EXEC_ID KIND JSON\n"

@@ -5,11 +5,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/codec.h"
-#include "core/engine.h"
-#include "core/host.h"
-#include "core/merger.h"
-#include "core/store_memory.h"
+#include "core/json/codec.h"
+#include "core/resume/engine.h"
+#include "core/merge/host.h"
+#include "core/merge/merger.h"
+#include "core/resume/store_memory.h"
 
 void ts_testee_config_init(ts_testee_config *config, const ts_mutant *mutant) {
     memset(config, 0, sizeof *config);

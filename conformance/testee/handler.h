@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "conformance/testee/mutants.h"
-#include "core/buf.h"
+#include "core/json/buf.h"
 
 typedef struct ts_testee_config {
     const ts_mutant *mutant;  /* NULL: the reference */

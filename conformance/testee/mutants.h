@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/engine.h"
-#include "core/merger.h"
+#include "core/resume/engine.h"
+#include "core/merge/merger.h"
 
 typedef struct ts_mutant {
     const char *name;

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/canon.h"
-#include "core/codec.h"
+#include "core/json/canon.h"
+#include "core/json/codec.h"
 #include "core/testing/unit.h"
 
 /* Canonical form of JSON text, in a static buffer ("<error: ...>" when refused). */

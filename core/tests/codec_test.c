@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/codec.h"
+#include "core/json/codec.h"
 #include "core/testing/unit.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */

@@ -11,9 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/codec.h"
-#include "core/engine.h"
-#include "core/store_sqlite.h"
+#include "core/json/codec.h"
+#include "core/resume/engine.h"
+#include "core/resume/store_sqlite.h"
 #include "core/testing/faultvfs.h"
 #include "core/testing/unit.h"
 

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/codec.h"
-#include "core/engine.h"
-#include "core/store_memory.h"
+#include "core/json/codec.h"
+#include "core/resume/engine.h"
+#include "core/resume/store_memory.h"
 #include "core/testing/unit.h"
 
 static const char *const simple_turns =

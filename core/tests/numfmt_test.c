@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/numfmt.h"
+#include "core/json/numfmt.h"
 #include "core/testing/unit.h"
 
 static double from_bits(uint64_t bits) {

@@ -39,11 +39,11 @@
 
 #include <sqlite3.h>
 
-#include "core/buf.h"
-#include "core/codec.h"
-#include "core/store.h"
-#include "core/store_memory.h"
-#include "core/store_sqlite.h"
+#include "core/json/buf.h"
+#include "core/json/codec.h"
+#include "core/resume/store.h"
+#include "core/resume/store_memory.h"
+#include "core/resume/store_sqlite.h"
 #include "core/testing/faultvfs.h"
 #include "core/testing/unit.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/strmap.h"
+#include "core/json/strmap.h"
 #include "core/testing/unit.h"
 
 static ts_str str_n(const char *p, size_t n) {

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/canon.h"
-#include "core/taskid.h"
+#include "core/json/canon.h"
+#include "core/resume/taskid.h"
 #include "core/testing/unit.h"
 
 static const char exec_id[] = "00000000-0000-4000-8000-000000000001";

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "core/testing/unit.h"
-#include "core/timestamp.h"
+#include "core/json/timestamp.h"
 
 static bool parse(const char *text, ts_instant *out) {
     const char *why = NULL;

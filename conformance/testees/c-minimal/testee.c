@@ -2,7 +2,7 @@
  *
  * Speaks the testee protocol (conformance/PROTOCOL.md): one JSON request per line on stdin, one
  * JSON answer per line on stdout. JSON is read and written with turnstile's core library
- * (core/codec.h); your merge function sees JSON values (core/json.h) and returns one. To certify
+ * (core/json/codec.h); your merge function sees JSON values (core/json/json.h) and returns one. To certify
  * your own merger, copy this directory, change the three lines marked below, add your library to
  * `deps` in BUILD.bazel and run:
  *     bazel build //conformance/testees/c-minimal:testee
@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/codec.h"
-#include "core/merger.h"
-#include "core/model.h"
+#include "core/json/codec.h"
+#include "core/merge/merger.h"
+#include "core/merge/model.h"
 
 /* ---- THE PART YOU REPLACE -------------------------------------------------------------------
  * One turn's `updates` (the request's "updates": a JSON array of AgentResponseUpdate objects in

@@ -1,0 +1,121 @@
+/* arena.c — chunked bump allocator; see arena.h. */
+#include "core/json/arena.h"
+
+#include <stdalign.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Chunks start small (most arenas hold one small document) and grow with the arena. */
+enum { TS_ARENA_MIN_CHUNK = 4 * 1024, TS_ARENA_DEDICATED = 64 * 1024 };
+
+struct ts_arena_chunk {
+    ts_arena_chunk *next;
+    size_t capacity; /* usable bytes after the header */
+    size_t used;
+    alignas(max_align_t) unsigned char data[];
+};
+
+void ts_arena_init(ts_arena *arena) {
+    arena->head = NULL;
+    arena->bytes_allocated = 0;
+}
+
+void ts_arena_free(ts_arena *arena) {
+    if (!arena) return;
+    ts_arena_chunk *chunk = arena->head;
+    while (chunk) {
+        ts_arena_chunk *next = chunk->next;
+        free(chunk);
+        chunk = next;
+    }
+    arena->head = NULL;
+    arena->bytes_allocated = 0;
+}
+
+static size_t round_up(size_t n, size_t align) { return (n + align - 1) & ~(align - 1); }
+
+/* Allocates `size` bytes at `align` (a power of two no larger than max_align_t). Requests
+ * larger than a chunk get a chunk of their own, which ts_arena_grow can later realloc. */
+static void *alloc_aligned(ts_arena *arena, size_t size, size_t align) {
+    if (size > SIZE_MAX / 2) return NULL;
+    if (size == 0) size = 1;
+    ts_arena_chunk *chunk = arena->head;
+    if (chunk) {
+        size_t start = round_up(chunk->used, align);
+        if (start <= chunk->capacity && chunk->capacity - start >= size) {
+            chunk->used = start + size;
+            return chunk->data + start;
+        }
+    }
+    size_t capacity = size > TS_ARENA_MIN_CHUNK ? size : TS_ARENA_MIN_CHUNK;
+    bool dedicated = size > TS_ARENA_DEDICATED;
+    /* Grow ordinary chunks with the arena (each about half of what it holds, at most 64 MiB)
+     * so that large documents need few mallocs. */
+    if (!dedicated && arena->bytes_allocated / 2 > capacity)
+        capacity = round_up(arena->bytes_allocated / 2 < (size_t)64 << 20 ? arena->bytes_allocated / 2 : (size_t)64 << 20,
+                            alignof(max_align_t));
+    if (!dedicated && capacity < size) capacity = size;
+    ts_arena_chunk *fresh = malloc(sizeof *fresh + capacity);
+    if (!fresh) return NULL;
+    fresh->capacity = capacity;
+    fresh->used = size;
+    if (dedicated && chunk) {
+        /* Keep filling the current chunk afterwards. */
+        fresh->next = chunk->next;
+        chunk->next = fresh;
+    } else {
+        fresh->next = chunk;
+        arena->head = fresh;
+    }
+    arena->bytes_allocated += sizeof *fresh + capacity;
+    return fresh->data;
+}
+
+void *ts_arena_alloc(ts_arena *arena, size_t size) { return alloc_aligned(arena, size, alignof(max_align_t)); }
+
+void *ts_arena_alloc_bytes(ts_arena *arena, size_t size) { return alloc_aligned(arena, size, 1); }
+
+void *ts_arena_grow(ts_arena *arena, void *ptr, size_t old_size, size_t new_size) {
+    if (!ptr) return ts_arena_alloc(arena, new_size);
+    if (new_size <= old_size) return ptr;
+    ts_arena_chunk *head = arena->head;
+    /* The latest allocation of the head chunk grows in place when there is room. */
+    if (head && (unsigned char *)ptr >= head->data && (unsigned char *)ptr + old_size == head->data + head->used &&
+        head->capacity - head->used >= new_size - old_size) {
+        head->used += new_size - old_size;
+        return ptr;
+    }
+    /* A block that has a chunk of its own is realloc'd with it. */
+    for (ts_arena_chunk **link = &arena->head; *link; link = &(*link)->next) {
+        ts_arena_chunk *c = *link;
+        if (c->data != (unsigned char *)ptr || c->used != old_size || c->capacity != old_size) continue;
+        if (new_size > SIZE_MAX / 2) return NULL;
+        ts_arena_chunk *moved = realloc(c, sizeof *c + new_size);
+        if (!moved) return NULL;
+        moved->capacity = moved->used = new_size;
+        arena->bytes_allocated += new_size - old_size;
+        *link = moved;
+        return moved->data;
+    }
+    void *fresh = ts_arena_alloc(arena, new_size);
+    if (fresh && old_size) memcpy(fresh, ptr, old_size);
+    return fresh;
+}
+
+void *ts_arena_calloc(ts_arena *arena, size_t count, size_t size) {
+    if (size && count > SIZE_MAX / size) return NULL;
+    void *p = ts_arena_alloc(arena, count * size);
+    if (p) memset(p, 0, count * size);
+    return p;
+}
+
+char *ts_arena_strndup(ts_arena *arena, const char *src, size_t len) {
+    if (len == SIZE_MAX) return NULL;
+    char *p = ts_arena_alloc_bytes(arena, len + 1);
+    if (!p) return NULL;
+    if (len) memcpy(p, src, len);
+    p[len] = '\0';
+    return p;
+}

@@ -1,0 +1,106 @@
+/* json.h — turnstile's JSON value model, independent of any parser.
+ *
+ * Owns: the shape of a JSON document in memory. Values live in a ts_arena and are not freed one
+ * by one. Objects keep their members in document order (duplicate keys are rejected by the
+ * codec), strings carry their length (they may contain U+0000), integers that fit int64 are
+ * kept exact and every other number as a double. The codec (codec.h) turns bytes into these
+ * values and back; nothing else in turnstile touches a parser, so a faster one can replace it.
+ */
+#ifndef TURNSTILE_CORE_JSON_H
+#define TURNSTILE_CORE_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/json/arena.h"
+
+typedef enum ts_json_kind {
+    TS_JSON_NULL,
+    TS_JSON_FALSE,
+    TS_JSON_TRUE,
+    TS_JSON_INT,
+    TS_JSON_REAL,
+    TS_JSON_STRING,
+    TS_JSON_ARRAY,
+    TS_JSON_OBJECT,
+} ts_json_kind;
+
+/* A byte string with length; ptr is NUL-terminated when it comes from an arena. ptr == NULL
+ * means "absent" where the model uses ts_str for optional fields. */
+typedef struct ts_str {
+    const char *ptr;
+    size_t len;
+} ts_str;
+
+typedef struct ts_json ts_json;
+typedef struct ts_member ts_member;
+
+struct ts_json {
+    ts_json_kind kind;
+    union {
+        int64_t i;
+        double r;
+        ts_str s;
+        struct { ts_json *items; size_t count; } a;
+        struct { ts_member *members; size_t count; } o;
+    } u;
+};
+
+struct ts_member {
+    ts_str key;
+    ts_json value;
+};
+
+/* --- strings --- */
+ts_str ts_str_from(const char *cstr);                /* borrows cstr; NULL gives absent */
+bool ts_str_present(ts_str s);                       /* ptr != NULL */
+bool ts_str_nonempty(ts_str s);                      /* present and len > 0 */
+bool ts_str_eq(ts_str a, ts_str b);                  /* both absent, or same bytes */
+bool ts_str_eq_cstr(ts_str a, const char *b);
+bool ts_str_eq_nocase(ts_str a, ts_str b);           /* ASCII case-insensitive */
+ts_str ts_str_dup(ts_arena *arena, ts_str s);        /* copy into arena; absent stays absent */
+
+/* --- reading --- */
+/* Borrowed pointer to the member value with that key, or NULL. NULL object gives NULL. */
+const ts_json *ts_json_get(const ts_json *object, const char *key);
+/* Follows a path such as "messages[1].contents[0].text" or "usage.additionalCounts.x" (keys
+ * end at '.' or '['). Borrowed pointer, or NULL when a step is missing or the path malformed. */
+const ts_json *ts_json_at_path(const ts_json *root, const char *path);
+/* The string if `value` is a string, else an absent ts_str. */
+ts_str ts_json_string(const ts_json *value);
+const char *ts_json_kind_name(ts_json_kind kind);
+/* Structural equality: objects compare as unordered key sets, numbers by value (an int and a
+ * real are equal when they denote the same number), strings by bytes. */
+bool ts_json_equal(const ts_json *a, const ts_json *b);
+
+/* --- building (all allocate in the arena; NULL on allocation failure) --- */
+ts_json ts_json_make_null(void);
+ts_json ts_json_make_bool(bool b);
+ts_json ts_json_make_int(int64_t i);
+ts_json ts_json_make_string(ts_str s); /* borrows s: copy first if it must outlive its source */
+
+/* An object under construction: members are appended in order; keys are not checked for
+ * duplicates (callers add each key once). */
+typedef struct ts_json_builder {
+    ts_arena *arena;
+    ts_member *members;
+    size_t count;
+    size_t cap;
+    bool failed;
+} ts_json_builder;
+
+void ts_json_builder_init(ts_json_builder *b, ts_arena *arena);
+void ts_json_builder_add(ts_json_builder *b, const char *key, ts_json value);
+void ts_json_builder_add_key(ts_json_builder *b, ts_str key, ts_json value);
+void ts_json_builder_add_str(ts_json_builder *b, const char *key, ts_str value); /* skips absent */
+/* Sets key to value: replaces the value in place when the key is already there (the first
+ * position is kept, the last value wins), appends otherwise. */
+void ts_json_builder_set(ts_json_builder *b, ts_str key, ts_json value);
+/* Finishes the object; returns false if any allocation failed. */
+bool ts_json_builder_finish(ts_json_builder *b, ts_json *out);
+
+/* Deep copy into another arena. Returns false on allocation failure. */
+bool ts_json_clone(ts_arena *arena, const ts_json *src, ts_json *out);
+
+#endif

@@ -1,0 +1,54 @@
+/* merger.h — the reference merger: one turn's AgentResponseUpdates -> one AgentResponse.
+ *
+ * Owns: the semantics of merging, exactly as conformance/SPEC.md §3 states them; every rule
+ * below cites its SPEC id. It reads no clock, no randomness and no hash-table order: the same
+ * updates give the same response, byte for byte once written by the codec.
+ */
+#ifndef TURNSTILE_CORE_MERGER_H
+#define TURNSTILE_CORE_MERGER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/json/arena.h"
+#include "core/json/error.h"
+#include "core/merge/model.h"
+#include "core/json/timestamp.h"
+
+/* What the ordering step sees of one message that will be written (SPEC §3.3). */
+typedef struct ts_order_item {
+    size_t group;          /* response group, numbered 0.. in order of first arrival (I3, G1) */
+    size_t first_arrival;  /* arrival index of the update that opened the message */
+    bool has_created_at;
+    ts_instant created_at; /* the message's own createdAt (K1) */
+    bool keyed;            /* it has a messageId */
+} ts_order_item;
+
+/* The ordering seam: writes into order[] a permutation of 0..count-1, the items in the order
+ * the response lists them. items[] come in first-arrival order. Returns false on allocation
+ * failure. A third party (or a mutant reproducing a historic bug) can swap in its own. */
+typedef bool (*ts_merge_order_fn)(const ts_order_item *items, size_t count, size_t *order, void *context);
+
+/* The reference order: groups by first arrival, each contiguous (I3); inside a group O1, O2,
+ * I2 and the earliest placement O3. `context` is unused. */
+bool ts_merge_order_reference(const ts_order_item *items, size_t count, size_t *order, void *context);
+
+typedef struct ts_merge_options {
+    /* The turn's ResponseId as the hosting executor assigned it (MessageMerger's
+     * primaryResponseId). Absent: the first responseId in arrival order (I1). */
+    ts_str primary_response_id;
+    ts_merge_order_fn order;  /* NULL: ts_merge_order_reference */
+    void *order_context;
+} ts_merge_options;
+
+/* Merges updates[0..count) (in arrival order) into *out, allocating in arena. options may be
+ * NULL. Returns false with err set when the stream cannot be merged: no update at all, a usage
+ * counter sum that overflows int64 (err->line names the update), or out of memory. */
+bool ts_merge(ts_arena *arena, const ts_update *updates, size_t count, const ts_merge_options *options,
+              ts_response *out, ts_error *err);
+
+/* The ResponseId the merger derives when neither the options nor any update give one (I1.3):
+ * "turnstile-" and 32 hex digits of SHA-256 over the updates as compact JSON. */
+bool ts_merge_derived_response_id(ts_arena *arena, const ts_update *updates, size_t count, ts_str *out);
+
+#endif

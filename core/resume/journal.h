@@ -1,0 +1,142 @@
+/* journal.h — the durable record of one agent execution: its entry tree, its tasks, its signal
+ * inbox and its last checkpoint (conformance/SPEC.md section 6).
+ *
+ * Owns: the shape of what a store keeps and what an engine commits, and the JSON form of all of
+ * it (`turnstile journal`, the protocol's journal answers).
+ * It decides nothing about when to commit: that is the engine's (engine.h). It reads no clock
+ * and mints no id: values are kept byte for byte as they were committed.
+ */
+#ifndef TURNSTILE_CORE_JOURNAL_H
+#define TURNSTILE_CORE_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/json/arena.h"
+#include "core/json/error.h"
+#include "core/json/json.h"
+#include "core/json/strmap.h"
+
+/* A UUID in its canonical text form: 36 characters, lowercase hex, NUL-terminated. An empty
+ * string means "none" (the parent of a root entry, the leaf of an empty journal). */
+enum { TS_UUID_TEXT = 37 };
+
+/* --------------------------------------------------------------------------- entries ----- */
+
+typedef enum ts_entry_role {
+    TS_ENTRY_USER,       /* the execution's input, or a signal that arrived while suspended */
+    TS_ENTRY_ASSISTANT,  /* one LLM answer: {"text": ..., "toolCalls": [...]} */
+    TS_ENTRY_TOOL,       /* one tool result: {"callId": ..., "name": ..., "result"|"error": ...} */
+} ts_entry_role;
+
+typedef struct ts_entry {
+    char id[TS_UUID_TEXT];
+    char parent_id[TS_UUID_TEXT]; /* "" for a root */
+    ts_entry_role role;
+    ts_json content;              /* an object */
+    ts_str timestamp;             /* RFC 3339, exactly as first written; never regenerated */
+} ts_entry;
+
+/* True for canonical UUID text: 8-4-4-4-12 lowercase hex digits. */
+bool ts_uuid_text_valid(const char *text);
+
+const char *ts_entry_role_name(ts_entry_role role);
+bool ts_entry_role_parse(ts_str name, ts_entry_role *out);
+
+/* The same entry: ids, parent, role, timestamp bytes and content (ts_json_equal). */
+bool ts_entry_same(const ts_entry *a, const ts_entry *b);
+
+/* ----------------------------------------------------------------------------- tasks ----- */
+
+typedef enum ts_task_status {
+    TS_TASK_PENDING,    /* scheduled; its result has not arrived (the engine suspends on it) */
+    TS_TASK_COMPLETED,  /* result holds the value */
+    TS_TASK_FAILED,     /* result holds the error message (a string) */
+} ts_task_status;
+
+typedef struct ts_task {
+    char id[TS_UUID_TEXT];      /* UUIDv5 of key (taskid.h) */
+    char key[40];               /* "task:" + 32 hex */
+    ts_str kind;                /* "llm-request" or the tool's name */
+    ts_str input;               /* the input's RFC 8785 canonical text */
+    ts_task_status status;
+    ts_json result;             /* null while pending */
+} ts_task;
+
+const char *ts_task_status_name(ts_task_status status);
+bool ts_task_status_parse(ts_str name, ts_task_status *out);
+
+/* ----------------------------------------------------------------------- checkpoints ----- */
+
+/* What a resume needs and nothing else: the visible leaf, how many inbox signals have become
+ * entries, and the engine's own state (an object: phase, pending tool calls, next index). */
+typedef struct ts_checkpoint {
+    uint64_t sequence;                 /* 1 for the first commit, +1 per commit */
+    char leaf_id[TS_UUID_TEXT];
+    uint64_t signals_consumed;
+    ts_json state;
+} ts_checkpoint;
+
+/* ------------------------------------------------------------------------- a journal ----- */
+
+typedef struct ts_journal {
+    char execution_id[TS_UUID_TEXT];
+    ts_entry *entries;          /* every entry ever committed, in commit order (the tree) */
+    size_t entry_count;
+    ts_task *tasks;             /* in the order first recorded */
+    size_t task_count;
+    ts_json *signals;           /* the inbox: every signal delivered, in arrival order */
+    size_t signal_count;
+    bool has_checkpoint;
+    ts_checkpoint checkpoint;
+    uint64_t events_applied;    /* how many scenario events the outside world has applied */
+    /* private: capacities and id -> index maps (heap; see ts_journal_free) */
+    size_t entry_cap, task_cap, signal_cap;
+    ts_strmap entry_index, task_index;
+} ts_journal;
+
+/* An empty journal (no execution id). Its items are allocated in the arena passed to each
+ * call; its indexes on the heap, released by ts_journal_free (which accepts NULL). */
+void ts_journal_init(ts_journal *journal);
+void ts_journal_free(ts_journal *journal);
+
+/* Appends (copies into arena) without any check: for loaders reading a store that only ever
+ * held checked commits. Return false on allocation failure. */
+bool ts_journal_add_entry(ts_journal *journal, ts_arena *arena, const ts_entry *entry);
+bool ts_journal_add_task(ts_journal *journal, ts_arena *arena, const ts_task *task);
+bool ts_journal_add_signal(ts_journal *journal, ts_arena *arena, const ts_json *signal);
+
+/* Lookups through the indexes: a pointer into the journal, or NULL. */
+const ts_entry *ts_journal_find_entry(const ts_journal *journal, const char *id);
+ts_task *ts_journal_find_task(const ts_journal *journal, const char *id);
+
+/* The visible transcript: the path from the root to leaf_id, root first, as pointers into
+ * journal->entries (allocated in arena). An empty leaf gives an empty path. Fails (err) when a
+ * parent is missing or the parents form a cycle. */
+bool ts_journal_path(const ts_journal *journal, const char *leaf_id, ts_arena *arena, const ts_entry ***out,
+                     size_t *out_count, ts_error *err);
+
+/* ------------------------------------------------------------------------ JSON forms ----- */
+
+bool ts_entry_to_json(const ts_entry *entry, ts_arena *arena, ts_json *out);
+bool ts_entry_from_json(const ts_json *value, ts_arena *arena, ts_entry *out, const char *path, ts_error *err);
+bool ts_task_to_json(const ts_task *task, ts_arena *arena, ts_json *out);
+bool ts_task_from_json(const ts_json *value, ts_arena *arena, ts_task *out, const char *path, ts_error *err);
+bool ts_checkpoint_to_json(const ts_checkpoint *checkpoint, ts_arena *arena, ts_json *out);
+bool ts_checkpoint_from_json(const ts_json *value, ts_arena *arena, ts_checkpoint *out, const char *path,
+                             ts_error *err);
+
+/* The whole journal: {"executionId", "transcript": [visible entries], "entries": [all],
+ * "tasks", "signals", "checkpoint", "eventsApplied"}. */
+bool ts_journal_to_json(const ts_journal *journal, ts_arena *arena, ts_json *out, ts_error *err);
+bool ts_journal_from_json(const ts_json *value, ts_arena *arena, ts_journal *out, ts_error *err);
+
+/* A copy of a journal's JSON form with every entry id (in entryId, parentId and leafId
+ * members, outside contents and results) replaced by its position in "entries": "#0", "#1"...
+ * Entry ids are random (SPEC J1), so two runs of one scenario are compared this way. Returns
+ * false on allocation failure. Works on any JSON value (a malformed journal is copied as it
+ * is, with whatever ids it has numbered). */
+bool ts_journal_json_without_ids(const ts_json *journal, ts_arena *arena, ts_json *out);
+
+#endif

@@ -1,0 +1,202 @@
+/* scenario.c — reading a scenario and answering for its scripted world; see scenario.h. */
+#include "core/resume/scenario.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/json/timestamp.h"
+
+static bool fail(ts_error *err, const char *path, const char *what) {
+    snprintf(err->path, sizeof err->path, "%s", path);
+    ts_error_set(err, "%s", what);
+    return false;
+}
+
+/* An LLM answer: {"text": string, "toolCalls": [{"callId", "name", "arguments": object}]}. */
+static bool check_answer(const ts_json *answer, size_t index, ts_error *err) {
+    char path[96];
+    snprintf(path, sizeof path, "llm[%zu]", index);
+    if (answer->kind != TS_JSON_OBJECT) return fail(err, path, "an LLM answer must be an object");
+    const ts_json *text = ts_json_get(answer, "text");
+    if (text && text->kind != TS_JSON_STRING) {
+        snprintf(path, sizeof path, "llm[%zu].text", index);
+        return fail(err, path, "must be a string");
+    }
+    const ts_json *calls = ts_json_get(answer, "toolCalls");
+    if (!calls || calls->kind == TS_JSON_NULL) return true;
+    if (calls->kind != TS_JSON_ARRAY) {
+        snprintf(path, sizeof path, "llm[%zu].toolCalls", index);
+        return fail(err, path, "must be an array");
+    }
+    for (size_t i = 0; i < calls->u.a.count; i++) {
+        const ts_json *call = &calls->u.a.items[i];
+        const char *fields[] = {"callId", "name", "arguments"};
+        for (int f = 0; f < 3; f++) {
+            const ts_json *v = call->kind == TS_JSON_OBJECT ? ts_json_get(call, fields[f]) : NULL;
+            bool ok = v && (f < 2 ? v->kind == TS_JSON_STRING && v->u.s.len > 0 : v->kind == TS_JSON_OBJECT);
+            if (!ok) {
+                snprintf(path, sizeof path, "llm[%zu].toolCalls[%zu].%s", index, i, fields[f]);
+                return fail(err, path, f < 2 ? "must be a non-empty string" : "must be an object");
+            }
+        }
+    }
+    return true;
+}
+
+static bool read_clock(const ts_json *clock, ts_scenario *out, ts_error *err) {
+    if (clock->kind != TS_JSON_OBJECT) return fail(err, "clock", "must be an object");
+    const ts_json *start = ts_json_get(clock, "start"), *step = ts_json_get(clock, "stepMs");
+    ts_instant instant;
+    const char *why = NULL;
+    if (!start || start->kind != TS_JSON_STRING || !ts_instant_parse(start->u.s.ptr, start->u.s.len, &instant, &why))
+        return fail(err, "clock.start", why ? why : "must be an RFC 3339 timestamp");
+    if (!step || step->kind != TS_JSON_INT || step->u.i < 0 || step->u.i > 86400000)
+        return fail(err, "clock.stepMs", "must be an integer from 0 to 86400000");
+    if (instant.seconds < 0 || instant.seconds > 253402300799LL - 86400LL * 365 * 100)
+        return fail(err, "clock.start", "must be between 1970 and 9899");
+    out->has_clock = true;
+    out->clock_start_seconds = instant.seconds;
+    out->clock_start_ticks = instant.fraction / 1000000000LL; /* 10^-16 s -> 10^-7 s */
+    out->clock_step_ms = step->u.i;
+    return true;
+}
+
+static bool read_tools(const ts_json *tools, ts_arena *arena, ts_scenario *out, ts_error *err) {
+    if (tools->kind != TS_JSON_OBJECT) return fail(err, "tools", "must be an object of tool name -> script");
+    out->tools = ts_arena_calloc(arena, tools->u.o.count + 1, sizeof *out->tools);
+    if (!out->tools) return fail(err, "tools", "out of memory");
+    char path[160];
+    for (size_t i = 0; i < tools->u.o.count; i++) {
+        const ts_member *m = &tools->u.o.members[i];
+        ts_tool_script *t = &out->tools[out->tool_count++];
+        snprintf(path, sizeof path, "tools.%.*s", (int)(m->key.len > 100 ? 100 : m->key.len), m->key.ptr);
+        if (m->value.kind != TS_JSON_OBJECT) return fail(err, path, "a tool script must be an object");
+        const ts_json *result = ts_json_get(&m->value, "result"), *error = ts_json_get(&m->value, "error");
+        const ts_json *async = ts_json_get(&m->value, "async");
+        if ((result != NULL) == (error != NULL)) return fail(err, path, "needs exactly one of \"result\" and \"error\"");
+        if (error && error->kind != TS_JSON_STRING) return fail(err, path, "\"error\" must be a string");
+        if (async && async->kind != TS_JSON_TRUE && async->kind != TS_JSON_FALSE)
+            return fail(err, path, "\"async\" must be true or false");
+        t->name = m->key;
+        t->failed = error != NULL;
+        t->result = error ? *error : *result;
+        t->async = async && async->kind == TS_JSON_TRUE;
+    }
+    return true;
+}
+
+static bool read_events(const ts_json *events, ts_arena *arena, ts_scenario *out, ts_error *err) {
+    if (events->kind != TS_JSON_ARRAY) return fail(err, "events", "must be an array");
+    out->events = ts_arena_calloc(arena, events->u.a.count + 1, sizeof *out->events);
+    if (!out->events) return fail(err, "events", "out of memory");
+    char path[64];
+    for (size_t i = 0; i < events->u.a.count; i++) {
+        const ts_json *e = &events->u.a.items[i];
+        ts_event *ev = &out->events[out->event_count++];
+        snprintf(path, sizeof path, "events[%zu]", i);
+        if (e->kind != TS_JSON_OBJECT || e->u.o.count == 0)
+            return fail(err, path, "an event must be an object: signal, branch, complete or restart");
+        const ts_json *signal = ts_json_get(e, "signal"), *branch = ts_json_get(e, "branch");
+        const ts_json *complete = ts_json_get(e, "complete"), *restart = ts_json_get(e, "restart");
+        if ((signal != NULL) + (branch != NULL) + (complete != NULL) + (restart != NULL) != 1)
+            return fail(err, path, "an event has exactly one of signal, branch, complete and restart");
+        if (signal) {
+            if (signal->kind != TS_JSON_STRING) return fail(err, path, "\"signal\" must be a string");
+            ev->kind = TS_EVENT_SIGNAL;
+            ev->text = signal->u.s;
+        } else if (branch) {
+            const ts_json *text = ts_json_get(e, "text");
+            if (branch->kind != TS_JSON_INT || branch->u.i < 0)
+                return fail(err, path, "\"branch\" must be a transcript index (an integer >= 0)");
+            if (!text || text->kind != TS_JSON_STRING) return fail(err, path, "a branch needs a \"text\" string");
+            ev->kind = TS_EVENT_BRANCH;
+            ev->branch_at = (uint64_t)branch->u.i;
+            ev->text = text->u.s;
+        } else if (complete) {
+            if (complete->kind != TS_JSON_STRING || complete->u.s.len == 0)
+                return fail(err, path, "\"complete\" must name a tool call id");
+            ev->kind = TS_EVENT_COMPLETE;
+            ev->call_id = complete->u.s;
+        } else {
+            if (restart->kind != TS_JSON_TRUE) return fail(err, path, "\"restart\" must be true");
+            ev->kind = TS_EVENT_RESTART;
+        }
+    }
+    return true;
+}
+
+bool ts_scenario_from_json(const ts_json *value, ts_arena *arena, ts_scenario *out, ts_error *err) {
+    memset(out, 0, sizeof *out);
+    if (value->kind != TS_JSON_OBJECT) return fail(err, "", "a scenario must be an object");
+    const ts_json *id = ts_json_get(value, "executionId"), *input = ts_json_get(value, "input");
+    if (!id || id->kind != TS_JSON_STRING || id->u.s.len != TS_UUID_TEXT - 1 || !ts_uuid_text_valid(id->u.s.ptr))
+        return fail(err, "executionId", "must be a canonical UUID (lowercase 8-4-4-4-12)");
+    memcpy(out->execution_id, id->u.s.ptr, 36);
+    if (!input || input->kind != TS_JSON_STRING) return fail(err, "input", "must be a string (the first user message)");
+    out->input = input->u.s;
+    const ts_json *clock = ts_json_get(value, "clock");
+    if (clock && !read_clock(clock, out, err)) return false;
+    const ts_json *llm = ts_json_get(value, "llm");
+    if (!llm || llm->kind != TS_JSON_ARRAY) return fail(err, "llm", "must be an array of answers");
+    for (size_t i = 0; i < llm->u.a.count; i++)
+        if (!check_answer(&llm->u.a.items[i], i, err)) return false;
+    out->llm = llm->u.a.items;
+    out->llm_count = llm->u.a.count;
+    const ts_json *tools = ts_json_get(value, "tools");
+    if (tools && !read_tools(tools, arena, out, err)) return false;
+    const ts_json *events = ts_json_get(value, "events");
+    if (events && !read_events(events, arena, out, err)) return false;
+    static const char *const known[] = {"executionId", "clock", "input", "llm", "tools", "events", "name", "description"};
+    for (size_t i = 0; i < value->u.o.count; i++) {
+        bool found = false;
+        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) found |= ts_str_eq_cstr(value->u.o.members[i].key, known[k]);
+        if (!found) {
+            char path[120];
+            snprintf(path, sizeof path, "%.*s", (int)(value->u.o.members[i].key.len > 100 ? 100 : value->u.o.members[i].key.len),
+                     value->u.o.members[i].key.ptr);
+            return fail(err, path, "is not a scenario field (executionId, clock, input, llm, tools, events)");
+        }
+    }
+    return true;
+}
+
+const ts_tool_script *ts_scenario_tool(const ts_scenario *scenario, ts_str name) {
+    for (size_t i = 0; i < scenario->tool_count; i++)
+        if (ts_str_eq(scenario->tools[i].name, name)) return &scenario->tools[i];
+    return NULL;
+}
+
+/* Days since 1970-01-01 -> civil date (proleptic Gregorian; H. Hinnant's algorithm). */
+static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d) {
+    z += 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    unsigned doe = (unsigned)(z - era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t year = (int64_t)yoe + era * 400;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    unsigned mp = (5 * doy + 2) / 153;
+    *d = doy - (153 * mp + 2) / 5 + 1;
+    *m = mp < 10 ? mp + 3 : mp - 9;
+    *y = year + (*m <= 2);
+}
+
+void ts_scenario_timestamp(const ts_scenario *scenario, uint64_t n, char out[TS_TIMESTAMP_TEXT]) {
+    int64_t seconds, ticks; /* ticks: 100 ns, as .NET counts */
+    if (scenario->has_clock) {
+        int64_t step_ticks = (int64_t)n * scenario->clock_step_ms * 10000; /* n < 2^40 entries */
+        int64_t all_ticks = scenario->clock_start_ticks + step_ticks % 10000000;
+        seconds = scenario->clock_start_seconds + step_ticks / 10000000 + all_ticks / 10000000;
+        ticks = all_ticks % 10000000;
+    } else {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        seconds = now.tv_sec;
+        ticks = now.tv_nsec / 100;
+    }
+    int64_t days = seconds / 86400, rest = seconds % 86400, year;
+    unsigned month, day;
+    civil_from_days(days, &year, &month, &day);
+    snprintf(out, TS_TIMESTAMP_TEXT, "%04d-%02u-%02uT%02d:%02d:%02d.%07d+00:00", (int)year, month % 13, day % 32,
+             (int)(rest / 3600), (int)(rest / 60 % 60), (int)(rest % 60), (int)(ticks % 10000000));
+}

@@ -1,0 +1,83 @@
+/* scenario.h — a scripted world for the resume engine: the execution's input, what the LLM
+ * answers, what each tool returns, the clock, and the events of the outside world (signals,
+ * tool results arriving, edits that branch the transcript, process restarts).
+ *
+ * Owns: the scenario file format (conformance/SPEC.md section 6, conformance/PROTOCOL.md) and
+ * its validation, with errors naming the field. A scenario is data: the same scenario replays
+ * the same execution, so whole runs with suspends, signals, tools and branches are exact.
+ *
+ *   {"executionId": "00000000-0000-4000-8000-000000000001",
+ *    "clock": {"start": "2026-05-13T10:00:00.000+00:00", "stepMs": 1000},
+ *    "input": "What is 2+3?",
+ *    "llm": [{"text": "Adding.", "toolCalls": [{"callId": "c1", "name": "add", "arguments": {"a": 2}}]},
+ *            {"text": "5"}],
+ *    "tools": {"add": {"result": 5}, "fetch": {"result": "ok", "async": true}, "bad": {"error": "boom"}},
+ *    "events": [{"signal": "and 3+4?"}, {"complete": "c1"}, {"branch": 2, "text": "no"}, {"restart": true}]}
+ *
+ * The k-th LLM task the engine runs gets llm[k] (k counts recorded LLM tasks, so a task that
+ * is re-run after a crash gets the same answer). A tool with "async" leaves its task pending:
+ * the engine suspends until a {"complete": callId} event records the scripted result.
+ */
+#ifndef TURNSTILE_CORE_SCENARIO_H
+#define TURNSTILE_CORE_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/json/arena.h"
+#include "core/json/error.h"
+#include "core/resume/journal.h"
+#include "core/json/json.h"
+
+typedef enum ts_event_kind {
+    TS_EVENT_SIGNAL,    /* a user message while suspended */
+    TS_EVENT_BRANCH,    /* a user message replacing transcript position `branch_at` (an edit) */
+    TS_EVENT_COMPLETE,  /* the result of an async tool call arrives */
+    TS_EVENT_RESTART,   /* the process restarts: the engine is rebuilt from the store */
+} ts_event_kind;
+
+typedef struct ts_event {
+    ts_event_kind kind;
+    ts_str text;        /* SIGNAL, BRANCH */
+    uint64_t branch_at; /* BRANCH: index in the visible transcript */
+    ts_str call_id;     /* COMPLETE */
+} ts_event;
+
+typedef struct ts_tool_script {
+    ts_str name;
+    bool failed;        /* "error" instead of "result" */
+    ts_json result;     /* the result, or the error message (a string) */
+    bool async;
+} ts_tool_script;
+
+typedef struct ts_scenario {
+    char execution_id[TS_UUID_TEXT];
+    bool has_clock;
+    int64_t clock_start_seconds; /* Unix seconds */
+    int64_t clock_start_ticks;   /* and 100 ns units within that second (finer digits are cut) */
+    int64_t clock_step_ms;
+    ts_str input;
+    const ts_json *llm;      /* answers (objects with "text" and optional "toolCalls") */
+    size_t llm_count;
+    ts_tool_script *tools;
+    size_t tool_count;
+    ts_event *events;
+    size_t event_count;
+} ts_scenario;
+
+/* Reads a scenario from a parsed document (values borrowed from it). Errors name the field,
+ * e.g. "events[3].complete". */
+bool ts_scenario_from_json(const ts_json *value, ts_arena *arena, ts_scenario *out, ts_error *err);
+
+/* The scripted tool of that name, or NULL. */
+const ts_tool_script *ts_scenario_tool(const ts_scenario *scenario, ts_str name);
+
+/* The timestamp of the n-th entry ever created (0-based): clock.start + n * stepMs (start cut
+ * to 100 ns, the precision written), written
+ * "YYYY-MM-DDThh:mm:ss.fffffff+00:00" (the form .NET writes). Without a clock, the wall clock.
+ * Only ever called when an entry is minted, never when one is read back. */
+enum { TS_TIMESTAMP_TEXT = 64 };
+void ts_scenario_timestamp(const ts_scenario *scenario, uint64_t n, char out[TS_TIMESTAMP_TEXT]);
+
+#endif

@@ -1,0 +1,65 @@
+/* store_sqlite.h — the durable store: a journal in one SQLite database file (WAL mode).
+ *
+ * Owns: the database connection, its prepared statements, the on-disk schema (version 1) and
+ * an in-memory mirror of the journal. A commit is decided by ts_commit_check against the
+ * mirror (so this store accepts and refuses exactly what the memory store does), written in
+ * one BEGIN IMMEDIATE ... COMMIT transaction, and applied to the mirror only after COMMIT
+ * succeeded. Every write call (begin_execution, commit, deliver_signal, complete_task,
+ * mark_event) is one transaction that includes events_applied where store.h says so. On any
+ * failure the transaction is rolled back and the call returns false with an error that names
+ * the operation and SQLite's message; the store stays usable. If the rollback itself fails the
+ * store refuses every later call (reopen it); if the mirror cannot follow a committed write
+ * (out of memory) it is reloaded from the database before the next call, or that call fails.
+ * load copies the mirror into the caller's arena; the mirror is read from the file at open.
+ *
+ * Another connection (another process) writing the same file is noticed through
+ * PRAGMA data_version at the start of each call, and the mirror is reloaded from disk then.
+ * One store object is used by one thread at a time.
+ *
+ * A false return means the write is not visible to this store, and retrying it is safe. One case
+ * needs care after a crash: when the final fsync of a COMMIT fails, the WAL may already hold the
+ * whole transaction, so a later process that opens the file can find the write applied (the old
+ * state or the new, never a mix). A resuming engine reads the journal; it never assumes.
+ *
+ * On disk: PRAGMA application_id = TS_SQLITE_APPLICATION_ID, PRAGMA user_version =
+ * TS_SQLITE_SCHEMA_VERSION; tables meta, entries, tasks, signals, checkpoint (store_sqlite.c).
+ * JSON values are stored as the codec's compact text and parsed back on load, so that
+ * store -> load -> ts_journal_to_json -> ts_codec_write gives the bytes the memory store gives.
+ * Timestamps, kinds and inputs are stored verbatim. A database with a newer schema version, a
+ * foreign application_id, or tables that are not turnstile's is refused before anything is
+ * written to it.
+ * Values the codec cannot read back (invalid UTF-8, duplicate keys, non-finite numbers; none
+ * can come from parsed JSON) are refused at commit rather than stored unreadable.
+ */
+#ifndef TURNSTILE_CORE_STORE_SQLITE_H
+#define TURNSTILE_CORE_STORE_SQLITE_H
+
+#include "core/json/error.h"
+#include "core/resume/store.h"
+
+/* 'TST1': the 32-bit application_id that marks a turnstile journal. */
+#define TS_SQLITE_APPLICATION_ID 0x54535431
+/* The schema version this build reads and writes. */
+#define TS_SQLITE_SCHEMA_VERSION 1
+
+typedef enum ts_sqlite_synchronous {
+    TS_SQLITE_SYNC_FULL = 0, /* fsync the WAL at every commit: a committed call survives power loss */
+    TS_SQLITE_SYNC_NORMAL,   /* fsync at WAL checkpoints only: survives a process crash; a power
+                              * loss may drop the last commits (never half of one) */
+} ts_sqlite_synchronous;
+
+typedef struct ts_sqlite_options {
+    ts_sqlite_synchronous synchronous; /* default (zero): FULL */
+    const char *vfs;                   /* a registered sqlite3_vfs name; NULL: SQLite's default */
+    int busy_timeout_ms;               /* wait for another connection's lock; 0: 5000 ms; < 0: none */
+} ts_sqlite_options;
+
+/* Opens (creating when absent) the journal database at path; options NULL means the defaults.
+ * A new or empty file gets the schema in one transaction. Loads the mirror. Returns a new store
+ * (release with ts_store_close), or NULL with err set: the file cannot be opened, is not a
+ * SQLite database, is another application's, has a schema newer than this build ("journal
+ * schema version 7 is newer than this turnstile (1)"), cannot use WAL, or its rows cannot be
+ * read. */
+ts_store *ts_sqlite_store_open(const char *path, const ts_sqlite_options *options, ts_error *err);
+
+#endif
