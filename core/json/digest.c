@@ -31,6 +31,17 @@ bool ts_sha256_final(ts_sha256 *h, unsigned char out[TS_SHA256_LEN]) {
     return evp_final(&h->ctx, h->failed, out, TS_SHA256_LEN);
 }
 
+void ts_sha256_copy(ts_sha256 *dst, const ts_sha256 *src) {
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    dst->failed = src->failed || !ctx || !src->ctx || EVP_MD_CTX_copy_ex(ctx, (const EVP_MD_CTX *)src->ctx) != 1;
+    dst->ctx = ctx;
+}
+
+void ts_sha256_discard(ts_sha256 *h) {
+    EVP_MD_CTX_free((EVP_MD_CTX *)h->ctx);
+    h->ctx = NULL;
+}
+
 void ts_sha1_init(ts_sha1 *h) { h->ctx = evp_init(EVP_sha1(), &h->failed); }
 
 void ts_sha1_update(ts_sha1 *h, const void *data, size_t len) { evp_update(h->ctx, &h->failed, data, len); }

@@ -21,6 +21,11 @@ void ts_sha256_init(ts_sha256 *h);                                     /* failur
 void ts_sha256_update(ts_sha256 *h, const void *data, size_t len);
 /* Writes the digest and releases the state; returns false if any step failed. */
 bool ts_sha256_final(ts_sha256 *h, unsigned char out[TS_SHA256_LEN]);
+/* Makes dst an independent copy of src's state (a prefix hashed once, finished many ways);
+ * dst is then released by ts_sha256_final or ts_sha256_discard. A failure is recorded in dst. */
+void ts_sha256_copy(ts_sha256 *dst, const ts_sha256 *src);
+/* Releases the state without a digest (accepts a released one). */
+void ts_sha256_discard(ts_sha256 *h);
 
 /* The same three steps for SHA-1 (for UUIDv5 only). */
 typedef struct ts_sha1 {

@@ -12,6 +12,7 @@
 #include "core/resume/taskid.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <uuid/uuid.h>
 
@@ -47,8 +48,8 @@ bool ts_uuid_v5(const unsigned char namespace_uuid[TS_UUID_LEN], const void *nam
     return true;
 }
 
-bool ts_task_key(const char *exec_id, ts_str kind, ts_str canonical_input,
-                 char out[TS_TASK_KEY_TEXT_LEN + 1], ts_error *err) {
+/* Starts SHA-256(exec id's 16 bytes ‖ ":" ‖ kind ‖ ":"), the part of every key before the input. */
+static bool key_begin(ts_sha256 *h, const char *exec_id, ts_str kind, ts_error *err) {
     unsigned char exec_bytes[TS_UUID_LEN];
     if (!ts_uuid_parse(exec_id, exec_bytes)) {
         ts_error_clear(err);
@@ -56,15 +57,18 @@ bool ts_task_key(const char *exec_id, ts_str kind, ts_str canonical_input,
                      exec_id ? exec_id : "");
         return false;
     }
+    ts_sha256_init(h);
+    ts_sha256_update(h, exec_bytes, sizeof exec_bytes);
+    ts_sha256_update(h, ":", 1);
+    ts_sha256_update(h, kind.ptr, kind.len);
+    ts_sha256_update(h, ":", 1);
+    return true;
+}
+
+/* Finishes h (releasing it) into "task:" + the hex of the first 16 bytes. */
+static bool key_finish(ts_sha256 *h, char out[TS_TASK_KEY_TEXT_LEN + 1], ts_error *err) {
     unsigned char hash[TS_SHA256_LEN];
-    ts_sha256 h;
-    ts_sha256_init(&h);
-    ts_sha256_update(&h, exec_bytes, sizeof exec_bytes);
-    ts_sha256_update(&h, ":", 1);
-    ts_sha256_update(&h, kind.ptr, kind.len);
-    ts_sha256_update(&h, ":", 1);
-    ts_sha256_update(&h, canonical_input.ptr, canonical_input.len);
-    if (!ts_sha256_final(&h, hash)) {
+    if (!ts_sha256_final(h, hash)) {
         ts_error_clear(err);
         ts_error_set(err, "SHA-256 failed (libcrypto)");
         return false;
@@ -77,6 +81,77 @@ bool ts_task_key(const char *exec_id, ts_str kind, ts_str canonical_input,
     }
     out[TS_TASK_KEY_TEXT_LEN] = '\0';
     return true;
+}
+
+bool ts_task_key(const char *exec_id, ts_str kind, ts_str canonical_input,
+                 char out[TS_TASK_KEY_TEXT_LEN + 1], ts_error *err) {
+    ts_sha256 h;
+    if (!key_begin(&h, exec_id, kind, err)) return false;
+    ts_sha256_update(&h, canonical_input.ptr, canonical_input.len);
+    return key_finish(&h, out, err);
+}
+
+/* ------------------------------------------------------------- transcript keys ------------ */
+
+static const char transcript_open[] = "{\"messages\":[", transcript_close[] = "]}";
+
+bool ts_transcript_key_begin(ts_transcript_key *k, const char *exec_id, ts_error *err) {
+    k->messages = 0;
+    k->state = malloc(sizeof(ts_sha256));
+    if (!k->state) {
+        ts_error_set(err, "out of memory");
+        return false;
+    }
+    ts_sha256 *h = k->state;
+    if (!key_begin(h, exec_id, ts_str_from("llm-request"), err)) {
+        free(k->state);
+        k->state = NULL;
+        return false;
+    }
+    ts_sha256_update(h, transcript_open, sizeof transcript_open - 1);
+    return true;
+}
+
+void ts_transcript_key_add(ts_transcript_key *k, const char *canonical_message, size_t len) {
+    if (!k->state) return;
+    if (k->messages++) ts_sha256_update(k->state, ",", 1);
+    ts_sha256_update(k->state, canonical_message, len);
+}
+
+bool ts_transcript_key_add_json(ts_transcript_key *k, const ts_json *message, ts_buf *scratch, ts_error *err) {
+    ts_buf_reset(scratch);
+    if (!ts_canon_write(scratch, message, err)) return false;
+    ts_transcript_key_add(k, scratch->data ? scratch->data : "", scratch->len);
+    return true;
+}
+
+bool ts_transcript_key_copy(ts_transcript_key *dst, const ts_transcript_key *src, ts_error *err) {
+    dst->messages = src->messages;
+    dst->state = src->state ? malloc(sizeof(ts_sha256)) : NULL;
+    if (!dst->state) {
+        ts_error_set(err, src->state ? "out of memory" : "copy of a released transcript key");
+        return false;
+    }
+    ts_sha256_copy(dst->state, src->state);
+    return true;
+}
+
+bool ts_transcript_key_finish(const ts_transcript_key *k, char out[TS_TASK_KEY_TEXT_LEN + 1], ts_error *err) {
+    if (!k->state) {
+        ts_error_set(err, "the key of a released transcript");
+        return false;
+    }
+    ts_sha256 h;
+    ts_sha256_copy(&h, k->state);
+    ts_sha256_update(&h, transcript_close, sizeof transcript_close - 1);
+    return key_finish(&h, out, err);
+}
+
+void ts_transcript_key_free(ts_transcript_key *k) {
+    if (!k || !k->state) return;
+    ts_sha256_discard(k->state);
+    free(k->state);
+    k->state = NULL;
 }
 
 bool ts_task_key_of_json(const char *exec_id, ts_str kind, const ts_json *input,

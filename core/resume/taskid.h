@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/json/buf.h"
 #include "core/json/error.h"
 #include "core/json/json.h"
 
@@ -53,6 +54,32 @@ bool ts_task_key(const char *exec_id, ts_str kind, ts_str canonical_input,
  * where, as ts_canon_write does). */
 bool ts_task_key_of_json(const char *exec_id, ts_str kind, const ts_json *input,
                          char out[TS_TASK_KEY_TEXT_LEN + 1], ts_error *err);
+
+/* An llm-request task's key grown one message at a time. Its input {"messages": [m1, ..., mk]}
+ * has the canonical form `{"messages":[` c(m1) `,` ... `,` c(mk) `]}` (RFC 8785 writes arrays
+ * in order, without whitespace), so the key of every transcript along a path is the running
+ * hash of its prefix, finished with `]}`: each message is canonicalised and hashed once, not
+ * once per later task. The result equals ts_task_key over the whole canonical input, byte for
+ * byte (core/tests/taskid_test.c). Owns a libcrypto state: release with
+ * ts_transcript_key_free. */
+typedef struct ts_transcript_key {
+    void *state;      /* ts_sha256 (digest.h), heap */
+    size_t messages;  /* how many messages are in */
+} ts_transcript_key;
+
+/* Starts the empty transcript of execution exec_id (kind "llm-request"). false with err when
+ * exec_id is not a UUID or libcrypto fails (k is then released). */
+bool ts_transcript_key_begin(ts_transcript_key *k, const char *exec_id, ts_error *err);
+/* Appends one message (the canonical text of {"content", "role", "timestamp"}). */
+void ts_transcript_key_add(ts_transcript_key *k, const char *canonical_message, size_t len);
+/* Canonicalises message (a ts_json object) into scratch and appends it; false with err when
+ * it is not I-JSON. */
+bool ts_transcript_key_add_json(ts_transcript_key *k, const ts_json *message, ts_buf *scratch, ts_error *err);
+/* dst becomes an independent copy of src (dst must not hold a state). */
+bool ts_transcript_key_copy(ts_transcript_key *dst, const ts_transcript_key *src, ts_error *err);
+/* The key of the transcript so far; k stays as it is. */
+bool ts_transcript_key_finish(const ts_transcript_key *k, char out[TS_TASK_KEY_TEXT_LEN + 1], ts_error *err);
+void ts_transcript_key_free(ts_transcript_key *k); /* accepts a released or zeroed one */
 
 /* The task id of a key: UUIDv5(NAMESPACE_OID, the key's bytes), lowercase text, NUL-terminated.
  * Returns false and fills err only when libcrypto fails. */

@@ -134,6 +134,57 @@ static void uuid_text_round_trip(void) {
     CHECK_STR_EQ(text, TS_UUID_NAMESPACE_OID);
 }
 
+/* The running key of a transcript equals the key of the whole input, canonicalised at once, for
+ * every prefix (the empty transcript included), and copies go their own ways. */
+static void transcript_key_is_the_whole_inputs_key(void) {
+    static const char *const messages[] = {
+        "{\"role\":\"user\",\"content\":{\"text\":\"h\\u00e9 \\\"q\\\"\"},\"timestamp\":\"2026-05-13T10:00:00Z\"}",
+        "{\"timestamp\":\"2026-05-13T10:00:01Z\",\"content\":{\"z\":1.0,\"a\":[1e21,-0]},\"role\":\"assistant\"}",
+        "{\"role\":\"tool\",\"content\":{\"\\ud83d\\ude00\":null,\"\\ufb33\":2},\"timestamp\":\"x\"}",
+    };
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_error err;
+    ts_error_clear(&err);
+    ts_transcript_key running, copy = {0};
+    ts_buf scratch;
+    ts_buf_init(&scratch);
+    CHECK(ts_transcript_key_begin(&running, exec_id, &err));
+    ts_json parsed[3];
+    for (size_t n = 0; n <= 3; n++) {
+        if (n) {
+            CHECK(ts_canon_parse(&arena, messages[n - 1], strlen(messages[n - 1]), &parsed[n - 1], &err));
+            CHECK(ts_transcript_key_add_json(&running, &parsed[n - 1], &scratch, &err));
+        }
+        ts_buf whole;
+        ts_buf_init(&whole);
+        ts_buf_append_str(&whole, "{\"messages\":[");
+        for (size_t i = 0; i < n; i++) ts_buf_append_str(&whole, i ? "," : ""), ts_buf_append_str(&whole, messages[i]);
+        ts_buf_append_str(&whole, "]}");
+        ts_json input;
+        char want[TS_TASK_KEY_TEXT_LEN + 1], got[TS_TASK_KEY_TEXT_LEN + 1];
+        CHECK(ts_canon_parse(&arena, whole.data, whole.len, &input, &err));
+        CHECK(ts_task_key_of_json(exec_id, ts_str_from("llm-request"), &input, want, &err));
+        CHECK(ts_transcript_key_finish(&running, got, &err));
+        CHECK_STR_EQ(got, want);
+        ts_buf_free(&whole);
+        if (n == 1) CHECK(ts_transcript_key_copy(&copy, &running, &err));
+    }
+    /* The copy taken after one message is still the one-message transcript, and grows apart. */
+    char one[TS_TASK_KEY_TEXT_LEN + 1], branch[TS_TASK_KEY_TEXT_LEN + 1], full[TS_TASK_KEY_TEXT_LEN + 1];
+    CHECK(ts_transcript_key_finish(&copy, one, &err));
+    CHECK(ts_transcript_key_add_json(&copy, &parsed[2], &scratch, &err));
+    CHECK(ts_transcript_key_finish(&copy, branch, &err));
+    CHECK(ts_transcript_key_finish(&running, full, &err));
+    CHECK(strcmp(one, branch) != 0 && strcmp(branch, full) != 0);
+    ts_transcript_key_free(&copy);
+    ts_transcript_key_free(&running);
+    ts_transcript_key_free(&running); /* twice is harmless */
+    CHECK(!ts_transcript_key_begin(&running, "not-a-uuid", &err));
+    ts_buf_free(&scratch);
+    ts_arena_free(&arena);
+}
+
 int main(void) {
     TS_RUN(seed_vector);
     TS_RUN(seed_vector_from_any_spelling);
@@ -143,5 +194,6 @@ int main(void) {
     TS_RUN(non_ijson_input_has_no_key);
     TS_RUN(uuid_v5_known_answers);
     TS_RUN(uuid_text_round_trip);
+    TS_RUN(transcript_key_is_the_whole_inputs_key);
     return ts_unit_finish();
 }
