@@ -188,7 +188,7 @@ static ts_store *open_fresh(const char *dir, const char *name, ts_sqlite_synchro
         snprintf(file, sizeof file, "%s%s", path, suffixes[i]);
         unlink(file);
     }
-    ts_sqlite_options options = {synchronous, NULL, 0};
+    ts_sqlite_options options = {.synchronous = synchronous};
     ts_error err;
     ts_error_clear(&err);
     ts_store *store = ts_sqlite_store_open(path, &options, &err);

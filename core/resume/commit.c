@@ -1,7 +1,95 @@
-/* commit.c — the commit rules every store applies; see commit.h. */
+/* commit.c — the commit rules every store applies, and what a journal read back must hold; see
+ * commit.h. */
 #include "core/resume/commit.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "core/json/buf.h"
+#include "core/json/canon.h"
+#include "core/json/timestamp.h"
+#include "core/resume/taskid.h"
+
+/* ---------------------------------------------------------------------- one item --------- */
+
+/* Valid UTF-8 (no lone surrogate), as RFC 8785 requires of every string it writes. */
+static bool utf8_valid(ts_str text) {
+    ts_buf out;
+    ts_buf_init(&out);
+    ts_error ignored;
+    ts_error_clear(&ignored);
+    ts_json value = ts_json_make_string(text.ptr ? text : ts_str_from(""));
+    bool ok = ts_canon_write(&out, &value, &ignored);
+    ts_buf_free(&out);
+    return ok;
+}
+
+bool ts_entry_check(const ts_entry *e, ts_error *err) {
+    if (!ts_uuid_text_valid(e->id)) {
+        ts_error_set(err, "entry id \"%.40s\" is not a canonical UUID", e->id);
+        return false;
+    }
+    if (e->parent_id[0] && !ts_uuid_text_valid(e->parent_id)) {
+        ts_error_set(err, "entry %s: parent id \"%.40s\" is not a canonical UUID", e->id, e->parent_id);
+        return false;
+    }
+    if ((unsigned)e->role > TS_ENTRY_TOOL || e->content.kind != TS_JSON_OBJECT || !ts_str_nonempty(e->timestamp)) {
+        ts_error_set(err, "entry %s: needs a role, an object content and a timestamp", e->id);
+        return false;
+    }
+    ts_instant instant;
+    const char *why = NULL;
+    if (!ts_instant_parse(e->timestamp.ptr, e->timestamp.len, &instant, &why)) {
+        ts_error_set(err, "entry %s: timestamp \"%.*s\" is not an RFC 3339 timestamp (%s)", e->id,
+                     (int)(e->timestamp.len > 60 ? 60 : e->timestamp.len), e->timestamp.ptr, why ? why : "malformed");
+        return false;
+    }
+    return true;
+}
+
+static bool key_text_valid(const char *key) {
+    if (strncmp(key, "task:", 5) != 0 || strlen(key) != TS_TASK_KEY_TEXT_LEN) return false;
+    for (size_t i = 5; i < TS_TASK_KEY_TEXT_LEN; i++)
+        if (!((key[i] >= '0' && key[i] <= '9') || (key[i] >= 'a' && key[i] <= 'f'))) return false;
+    return true;
+}
+
+bool ts_task_check(const char *execution_id, const ts_task *t, ts_error *err) {
+    bool by_leaf = t->input_leaf[0] != '\0';
+    if (!ts_uuid_text_valid(t->id) || !key_text_valid(t->key) || !ts_str_nonempty(t->kind) ||
+        by_leaf == ts_str_present(t->input) || (unsigned)t->status > TS_TASK_FAILED) {
+        ts_error_set(err, "task \"%.40s\": needs a UUID, a key (task: and 32 lowercase hex digits), a kind, one input "
+                          "and a status", t->id);
+        return false;
+    }
+    if (!utf8_valid(t->kind) || (!by_leaf && !utf8_valid(t->input))) {
+        ts_error_set(err, "task %s: its kind or input is not valid UTF-8", t->id);
+        return false;
+    }
+    if (by_leaf && (!ts_str_eq_cstr(t->kind, TS_LLM_TASK_KIND) || !ts_uuid_text_valid(t->input_leaf))) {
+        ts_error_set(err, "task %s: only an llm-request task keeps its input as a transcript leaf (a canonical UUID)",
+                     t->id);
+        return false;
+    }
+    if (t->status == TS_TASK_PENDING && t->result.kind != TS_JSON_NULL) {
+        ts_error_set(err, "task %s: a pending task has no result (null)", t->id);
+        return false;
+    }
+    char id[TS_UUID_TEXT], key[TS_TASK_KEY_TEXT_LEN + 1];
+    if (!ts_task_id(t->key, id, err)) return false;
+    if (strcmp(id, t->id) != 0) {
+        ts_error_set(err, "task %s: its id is not UUIDv5 of its key %s (that is %s)", t->id, t->key, id);
+        return false;
+    }
+    if (by_leaf) return true;
+    if (!ts_task_key(execution_id, t->kind, t->input, key, err)) return false;
+    if (strcmp(key, t->key) != 0) {
+        ts_error_set(err, "task %s: its key %s is not the key of its kind and input (that is %s)", t->id, t->key, key);
+        return false;
+    }
+    return true;
+}
 
 /* ------------------------------------------------------------------------- commits ------- */
 
@@ -11,20 +99,49 @@ static const ts_entry *batch_entry(const ts_commit *commit, size_t before, const
     return NULL;
 }
 
+/* The input of an llm-request task whose leaf may be an entry of the batch: the transcript is
+ * followed through the batch and the journal (the rare case of a conflict check). */
+static bool input_text_in_commit(const ts_journal *journal, const ts_commit *commit, const ts_task *task,
+                                 ts_arena *arena, ts_str *out, ts_error *err) {
+    if (!task->input_leaf[0] || ts_journal_find_entry(journal, task->input_leaf))
+        return ts_task_input_text(journal, task, arena, out, err);
+    ts_journal view; /* the journal's entries plus the batch's, in a scratch copy */
+    ts_journal_init(&view);
+    bool ok = true;
+    for (size_t i = 0; ok && i < journal->entry_count; i++) ok = ts_journal_add_entry(&view, arena, &journal->entries[i]);
+    for (size_t i = 0; ok && i < commit->entry_count; i++)
+        if (!ts_journal_find_entry(&view, commit->entries[i].id)) ok = ts_journal_add_entry(&view, arena, &commit->entries[i]);
+    if (!ok) ts_error_set(err, "out of memory");
+    ok = ok && ts_task_input_text(&view, task, arena, out, err);
+    ts_journal_free(&view);
+    return ok;
+}
+
+/* Whether two tasks of one id have the same input, whatever form each keeps it in. */
+static bool same_input(const ts_journal *journal, const ts_commit *commit, const ts_task *recorded,
+                       const ts_task *task, bool *same, ts_error *err) {
+    if (!recorded->input_leaf[0] && !task->input_leaf[0]) {
+        *same = ts_str_eq(recorded->input, task->input);
+        return true;
+    }
+    if (strcmp(recorded->input_leaf, task->input_leaf) == 0) {
+        *same = true;
+        return true;
+    }
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_str a, b;
+    ts_commit none = {NULL, 0, NULL, 0, NULL};
+    bool ok = ts_task_input_text(journal, recorded, &arena, &a, err) &&
+              input_text_in_commit(journal, commit ? commit : &none, task, &arena, &b, err);
+    if (ok) *same = ts_str_eq(a, b);
+    ts_arena_free(&arena);
+    return ok;
+}
+
 static bool check_entry(const ts_journal *journal, const ts_commit *commit, size_t i, bool *is_new, ts_error *err) {
     const ts_entry *e = &commit->entries[i];
-    if (!ts_uuid_text_valid(e->id)) {
-        ts_error_set(err, "entry id \"%s\" is not a canonical UUID", e->id);
-        return false;
-    }
-    if (e->parent_id[0] && !ts_uuid_text_valid(e->parent_id)) {
-        ts_error_set(err, "entry %s: parent id \"%s\" is not a canonical UUID", e->id, e->parent_id);
-        return false;
-    }
-    if ((unsigned)e->role > TS_ENTRY_TOOL || e->content.kind != TS_JSON_OBJECT || !ts_str_nonempty(e->timestamp)) {
-        ts_error_set(err, "entry %s: needs a role, an object content and a timestamp", e->id);
-        return false;
-    }
+    if (!ts_entry_check(e, err)) return false;
     const ts_entry *existing = ts_journal_find_entry(journal, e->id);
     if (!existing) existing = batch_entry(commit, i, e->id);
     if (existing) {
@@ -45,23 +162,27 @@ static bool check_entry(const ts_journal *journal, const ts_commit *commit, size
 
 static bool check_task(const ts_journal *journal, const ts_commit *commit, size_t i, bool *is_new, ts_error *err) {
     const ts_task *t = &commit->tasks[i];
-    if (!ts_uuid_text_valid(t->id) || strncmp(t->key, "task:", 5) != 0 || !ts_str_nonempty(t->kind) ||
-        !ts_str_present(t->input) || (unsigned)t->status > TS_TASK_FAILED) {
-        ts_error_set(err, "task \"%s\": needs a UUID, a task: key, a kind, an input and a status", t->id);
-        return false;
-    }
+    if (!ts_task_check(journal->execution_id, t, err)) return false;
     for (size_t k = 0; k < i; k++)
         if (strcmp(commit->tasks[k].id, t->id) == 0) {
             ts_error_set(err, "task %s appears twice in one commit", t->id);
             return false;
         }
+    if (t->input_leaf[0] && !ts_journal_find_entry(journal, t->input_leaf) &&
+        !batch_entry(commit, commit->entry_count, t->input_leaf)) {
+        ts_error_set(err, "task %s: its input ends at entry %s, which is not in the journal", t->id, t->input_leaf);
+        return false;
+    }
     const ts_task *existing = ts_journal_find_task(journal, t->id);
     if (!existing) {
         *is_new = true;
         return true;
     }
-    if (strcmp(existing->key, t->key) != 0 || !ts_str_eq(existing->kind, t->kind) ||
-        !ts_str_eq(existing->input, t->input)) {
+    bool same = false;
+    if (strcmp(existing->key, t->key) == 0 && ts_str_eq(existing->kind, t->kind) &&
+        !same_input(journal, commit, existing, t, &same, err))
+        return false;
+    if (!same) {
         ts_error_set(err, "task %s: conflict: the same task id with a different key, kind or input", t->id);
         return false;
     }
@@ -95,6 +216,11 @@ bool ts_commit_check(const ts_journal *journal, const ts_commit *commit, bool *n
     const ts_checkpoint *cp = commit->checkpoint;
     if (!cp) return true;
     uint64_t expected = journal->has_checkpoint ? journal->checkpoint.sequence + 1 : 1;
+    if (expected > TS_JOURNAL_MAX_COUNT) {
+        ts_error_set(err, "checkpoint sequence %llu: the journal holds the most commits it can (%llu)",
+                     (unsigned long long)expected, (unsigned long long)TS_JOURNAL_MAX_COUNT);
+        return false;
+    }
     if (cp->sequence != expected) {
         ts_error_set(err, "checkpoint sequence %llu, expected %llu: a commit was lost or repeated",
                      (unsigned long long)cp->sequence, (unsigned long long)expected);
@@ -143,9 +269,28 @@ bool ts_journal_check_completion(const ts_journal *journal, const ts_task *task,
                      existing ? ts_task_status_name(existing->status) : "unknown");
         return false;
     }
-    if (strcmp(existing->key, task->key) != 0 || !ts_str_eq(existing->kind, task->kind) ||
-        !ts_str_eq(existing->input, task->input)) {
+    bool same = false;
+    if (strcmp(existing->key, task->key) == 0 && ts_str_eq(existing->kind, task->kind) &&
+        !same_input(journal, NULL, existing, task, &same, err))
+        return false;
+    if (!same) {
         ts_error_set(err, "task %s: conflict: the same task id with a different key, kind or input", task->id);
+        return false;
+    }
+    return true;
+}
+
+bool ts_journal_check_event(const ts_journal *journal, uint64_t events_applied, ts_error *err) {
+    if (!journal->execution_id[0]) {
+        ts_error_set(err, "an event before the execution began");
+        return false;
+    }
+    if (journal->events_applied >= TS_JOURNAL_MAX_COUNT || events_applied != journal->events_applied + 1) {
+        ts_error_set(err,
+                     "event %llu: the journal has applied %llu events, so the next is %llu: this write was computed "
+                     "from another state of the journal (another writer applied it?)",
+                     (unsigned long long)events_applied, (unsigned long long)journal->events_applied,
+                     (unsigned long long)journal->events_applied + 1);
         return false;
     }
     return true;
@@ -179,3 +324,183 @@ oom:
     return false;
 }
 
+/* ------------------------------------------------------------- a journal read back ------- */
+
+/* The keys of the tasks that keep their input as a leaf, checked in one pass over the entries
+ * in commit order (parents first): each entry's transcript hash is its parent's, plus its own
+ * message; a hash is kept only while a later child or task still needs it, and the last user
+ * takes it over instead of copying it, so a linear transcript costs one running hash. */
+typedef struct leaf_walk {
+    const ts_journal *journal;
+    size_t *uses;                /* per entry: children + tasks still to come */
+    size_t *parent;              /* per entry: its parent's index, or SIZE_MAX */
+    size_t *task_start, *task_list; /* per entry: the tasks whose input ends there */
+    ts_transcript_key *prefix;   /* per entry: its transcript's hash, while uses > 0 */
+    ts_arena scratch;
+    ts_buf canonical;
+} leaf_walk;
+
+static bool walk_entry(leaf_walk *w, size_t i, ts_error *err) {
+    const ts_journal *j = w->journal;
+    size_t p = w->parent[i];
+    if (w->uses[i] == 0) { /* nothing needs this transcript: release the parent's use */
+        if (p != SIZE_MAX && --w->uses[p] == 0) ts_transcript_key_free(&w->prefix[p]);
+        return true;
+    }
+    if (p == SIZE_MAX) {
+        if (!ts_transcript_key_begin(&w->prefix[i], j->execution_id, err)) return false;
+    } else if (--w->uses[p] == 0) {
+        w->prefix[i] = w->prefix[p]; /* the last user takes the running hash over */
+        w->prefix[p].state = NULL;
+    } else if (!ts_transcript_key_copy(&w->prefix[i], &w->prefix[p], err)) {
+        return false;
+    }
+    ts_json message;
+    const ts_entry *e = &j->entries[i];
+    if (!ts_llm_message(e, e->timestamp, &w->scratch, &message)) {
+        ts_error_set(err, "out of memory");
+        return false;
+    }
+    if (!ts_transcript_key_add_json(&w->prefix[i], &message, &w->canonical, err)) {
+        char why[200];
+        snprintf(why, sizeof why, "%s", err->message);
+        ts_error_set(err, "entries[%zu] (entry %s): its message is not I-JSON: %s", i, e->id, why);
+        return false;
+    }
+    if (w->scratch.bytes_allocated > ((size_t)1 << 20)) ts_arena_free(&w->scratch);
+    for (size_t k = w->task_start[i]; k < w->task_start[i + 1]; k++) {
+        const ts_task *t = &j->tasks[w->task_list[k]];
+        char key[TS_TASK_KEY_TEXT_LEN + 1];
+        if (!ts_transcript_key_finish(&w->prefix[i], key, err)) return false;
+        if (strcmp(key, t->key) != 0) {
+            ts_error_set(err,
+                         "tasks[%zu] (task %s): its key %s is not the key of its input, the transcript ending at "
+                         "entry %s (that is %s)",
+                         w->task_list[k], t->id, t->key, t->input_leaf, key);
+            return false;
+        }
+        w->uses[i]--;
+    }
+    if (w->uses[i] == 0) ts_transcript_key_free(&w->prefix[i]);
+    return true;
+}
+
+static bool check_leaf_keys(const ts_journal *j, ts_error *err) {
+    size_t n = j->entry_count, by_leaf = 0;
+    for (size_t t = 0; t < j->task_count; t++) by_leaf += j->tasks[t].input_leaf[0] != '\0';
+    if (by_leaf == 0) return true;
+    leaf_walk w = {j, calloc(n + 1, sizeof(size_t)), calloc(n + 1, sizeof(size_t)), calloc(n + 2, sizeof(size_t)),
+                   calloc(by_leaf + 1, sizeof(size_t)), calloc(n + 1, sizeof(ts_transcript_key)), {0}, {0}};
+    ts_arena_init(&w.scratch);
+    ts_buf_init(&w.canonical);
+    bool ok = w.uses && w.parent && w.task_start && w.task_list && w.prefix;
+    for (size_t i = 0; ok && i < n; i++) {
+        const ts_entry *parent = ts_journal_find_entry(j, j->entries[i].parent_id);
+        w.parent[i] = parent ? (size_t)(parent - j->entries) : SIZE_MAX;
+        if (parent) w.uses[w.parent[i]]++;
+    }
+    /* The tasks per leaf: counted, summed into offsets, then placed with a cursor per leaf. */
+    size_t *cursor = ok ? calloc(n + 1, sizeof *cursor) : NULL;
+    ok = ok && cursor;
+    for (size_t t = 0; ok && t < j->task_count; t++) {
+        const ts_entry *leaf = ts_journal_find_entry(j, j->tasks[t].input_leaf);
+        if (leaf) w.task_start[leaf - j->entries + 1]++;
+    }
+    for (size_t i = 0; ok && i < n; i++) w.task_start[i + 1] += w.task_start[i];
+    for (size_t t = 0; ok && t < j->task_count; t++) {
+        const ts_entry *leaf = ts_journal_find_entry(j, j->tasks[t].input_leaf);
+        if (!leaf) continue;
+        size_t i = (size_t)(leaf - j->entries);
+        w.task_list[w.task_start[i] + cursor[i]++] = t;
+        w.uses[i]++;
+    }
+    free(cursor);
+    if (!ok) ts_error_set(err, "out of memory");
+    for (size_t i = 0; ok && i < n; i++) ok = walk_entry(&w, i, err);
+    for (size_t i = 0; w.prefix && i < n; i++) ts_transcript_key_free(&w.prefix[i]);
+    free(w.uses);
+    free(w.parent);
+    free(w.task_start);
+    free(w.task_list);
+    free(w.prefix);
+    ts_arena_free(&w.scratch);
+    ts_buf_free(&w.canonical);
+    return ok;
+}
+
+bool ts_journal_check_loaded(const ts_journal *j, ts_error *err) {
+    if (!j->execution_id[0]) {
+        if (j->entry_count || j->task_count || j->signal_count || j->has_checkpoint || j->events_applied) {
+            ts_error_set(err, "the journal holds entries, tasks, signals or events but no execution id");
+            return false;
+        }
+        return true;
+    }
+    if (!ts_uuid_text_valid(j->execution_id)) {
+        ts_error_set(err, "execution id \"%.40s\" is not a canonical UUID", j->execution_id);
+        return false;
+    }
+    char why[240];
+    for (size_t i = 0; i < j->entry_count; i++) {
+        const ts_entry *e = &j->entries[i];
+        if (!ts_entry_check(e, err)) {
+            snprintf(why, sizeof why, "%s", err->message);
+            ts_error_set(err, "entries[%zu]: %s", i, why);
+            return false;
+        }
+        if (ts_journal_find_entry(j, e->id) != e) {
+            ts_error_set(err, "entries[%zu] (entry %s): the id appears twice", i, e->id);
+            return false;
+        }
+        const ts_entry *parent = ts_journal_find_entry(j, e->parent_id);
+        if (e->parent_id[0] && (!parent || parent >= e)) {
+            ts_error_set(err, "entries[%zu] (entry %s): parent %s is not an earlier entry of the journal", i, e->id,
+                         e->parent_id);
+            return false;
+        }
+    }
+    for (size_t i = 0; i < j->task_count; i++) {
+        const ts_task *t = &j->tasks[i];
+        if (!ts_task_check(j->execution_id, t, err)) {
+            snprintf(why, sizeof why, "%s", err->message);
+            ts_error_set(err, "tasks[%zu]: %s", i, why);
+            return false;
+        }
+        if (ts_journal_find_task(j, t->id) != t) {
+            ts_error_set(err, "tasks[%zu] (task %s): the id appears twice", i, t->id);
+            return false;
+        }
+        if (t->input_leaf[0] && !ts_journal_find_entry(j, t->input_leaf)) {
+            ts_error_set(err, "tasks[%zu] (task %s): its input ends at entry %s, which is not in the journal", i,
+                         t->id, t->input_leaf);
+            return false;
+        }
+    }
+    if (j->has_checkpoint) {
+        const ts_checkpoint *cp = &j->checkpoint;
+        if (cp->sequence < 1 || cp->sequence > TS_JOURNAL_MAX_COUNT) {
+            ts_error_set(err, "checkpoint: sequence %llu is not between 1 and %llu", (unsigned long long)cp->sequence,
+                         (unsigned long long)TS_JOURNAL_MAX_COUNT);
+            return false;
+        }
+        if (cp->leaf_id[0] && !ts_journal_find_entry(j, cp->leaf_id)) {
+            ts_error_set(err, "checkpoint: leaf %.40s is not an entry", cp->leaf_id);
+            return false;
+        }
+        if (cp->signals_consumed > j->signal_count) {
+            ts_error_set(err, "checkpoint: %llu signals consumed, but the inbox holds %zu",
+                         (unsigned long long)cp->signals_consumed, j->signal_count);
+            return false;
+        }
+        if (cp->state.kind != TS_JSON_OBJECT) {
+            ts_error_set(err, "checkpoint: the state is not an object");
+            return false;
+        }
+    }
+    if (j->events_applied > TS_JOURNAL_MAX_COUNT || j->events_applied < j->signal_count) {
+        ts_error_set(err, "eventsApplied %llu: not between the %zu signals delivered (one event each) and %llu",
+                     (unsigned long long)j->events_applied, j->signal_count, (unsigned long long)TS_JOURNAL_MAX_COUNT);
+        return false;
+    }
+    return check_leaf_keys(j, err);
+}

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "core/json/arena.h"
+#include "core/json/codec.h"
 #include "core/json/error.h"
 #include "core/json/json.h"
 #include "core/json/strmap.h"
@@ -21,6 +22,11 @@
 /* A UUID in its canonical text form: 36 characters, lowercase hex, NUL-terminated. An empty
  * string means "none" (the parent of a root entry, the leaf of an empty journal). */
 enum { TS_UUID_TEXT = 37 };
+
+/* The largest count a journal holds (a checkpoint's sequence and signalsConsumed,
+ * eventsApplied): 2^53 - 1, the largest integer every JSON reader holds exactly. A store
+ * refuses to write a larger one, so a larger one read back is damage. */
+#define TS_JOURNAL_MAX_COUNT 9007199254740991ULL
 
 /* --------------------------------------------------------------------------- entries ----- */
 
@@ -55,11 +61,21 @@ typedef enum ts_task_status {
     TS_TASK_FAILED,     /* result holds the error message (a string) */
 } ts_task_status;
 
+/* The kind of an LLM task; a tool task's kind is the tool's name. */
+#define TS_LLM_TASK_KIND "llm-request"
+
 typedef struct ts_task {
     char id[TS_UUID_TEXT];      /* UUIDv5 of key (taskid.h) */
     char key[40];               /* "task:" + 32 hex */
     ts_str kind;                /* "llm-request" or the tool's name */
-    ts_str input;               /* the input's RFC 8785 canonical text */
+    /* The input, in one of two forms (exactly one is set):
+     *  - input: its RFC 8785 canonical text;
+     *  - input_leaf (llm-request tasks only): the input is the transcript that ends at this
+     *    entry, {"messages": [...]} as ts_journal_llm_input builds it from the journal. A
+     *    transcript is not stored again for every turn; ts_task_input_text gives the text,
+     *    and the JSON form shows it, byte for byte the same as the inline form would. */
+    ts_str input;
+    char input_leaf[TS_UUID_TEXT];
     ts_task_status status;
     ts_json result;             /* null while pending */
 } ts_task;
@@ -107,6 +123,12 @@ bool ts_journal_add_entry(ts_journal *journal, ts_arena *arena, const ts_entry *
 bool ts_journal_add_task(ts_journal *journal, ts_arena *arena, const ts_task *task);
 bool ts_journal_add_signal(ts_journal *journal, ts_arena *arena, const ts_json *signal);
 
+/* Appends without copying the item's values (content, strings, result): for a loader that
+ * built them in the same arena. The index keys are copied. false on allocation failure. */
+bool ts_journal_adopt_entry(ts_journal *journal, ts_arena *arena, const ts_entry *entry);
+bool ts_journal_adopt_task(ts_journal *journal, ts_arena *arena, const ts_task *task);
+bool ts_journal_adopt_signal(ts_journal *journal, ts_arena *arena, const ts_json *signal);
+
 /* Lookups through the indexes: a pointer into the journal, or NULL. */
 const ts_entry *ts_journal_find_entry(const ts_journal *journal, const char *id);
 ts_task *ts_journal_find_task(const ts_journal *journal, const char *id);
@@ -117,11 +139,30 @@ ts_task *ts_journal_find_task(const ts_journal *journal, const char *id);
 bool ts_journal_path(const ts_journal *journal, const char *leaf_id, ts_arena *arena, const ts_entry ***out,
                      size_t *out_count, ts_error *err);
 
+/* ------------------------------------------------------------------ LLM task inputs ----- */
+
+/* One message of an LLM task's input, {"role", "content", "timestamp"}, for entry with the
+ * given timestamp (the entry's own, except where a mutant regenerates it). Borrows the
+ * entry's content; allocates in arena. */
+bool ts_llm_message(const ts_entry *entry, ts_str timestamp, ts_arena *arena, ts_json *out);
+
+/* The input of the LLM task that runs after leaf: {"messages": [the transcript from the
+ * root to leaf, as ts_llm_message gives each entry]} (SPEC 6.1). Fails (err) as
+ * ts_journal_path does. */
+bool ts_journal_llm_input(const ts_journal *journal, const char *leaf, ts_arena *arena, ts_json *out, ts_error *err);
+
+/* A task's input as canonical text: the inline text, or the canonical form of the transcript
+ * its input_leaf names (allocated in arena). Fails (err) when that leaf is not in journal or
+ * the transcript is not I-JSON. */
+bool ts_task_input_text(const ts_journal *journal, const ts_task *task, ts_arena *arena, ts_str *out,
+                        ts_error *err);
+
 /* ------------------------------------------------------------------------ JSON forms ----- */
 
 bool ts_entry_to_json(const ts_entry *entry, ts_arena *arena, ts_json *out);
 bool ts_entry_from_json(const ts_json *value, ts_arena *arena, ts_entry *out, const char *path, ts_error *err);
-bool ts_task_to_json(const ts_task *task, ts_arena *arena, ts_json *out);
+/* The task's JSON form; an input kept as a leaf is written as its text (journal resolves it). */
+bool ts_task_to_json(const ts_journal *journal, const ts_task *task, ts_arena *arena, ts_json *out, ts_error *err);
 bool ts_task_from_json(const ts_json *value, ts_arena *arena, ts_task *out, const char *path, ts_error *err);
 bool ts_checkpoint_to_json(const ts_checkpoint *checkpoint, ts_arena *arena, ts_json *out);
 bool ts_checkpoint_from_json(const ts_json *value, ts_arena *arena, ts_checkpoint *out, const char *path,
@@ -131,6 +172,15 @@ bool ts_checkpoint_from_json(const ts_json *value, ts_arena *arena, ts_checkpoin
  * "tasks", "signals", "checkpoint", "eventsApplied"}. */
 bool ts_journal_to_json(const ts_journal *journal, ts_arena *arena, ts_json *out, ts_error *err);
 bool ts_journal_from_json(const ts_json *value, ts_arena *arena, ts_journal *out, ts_error *err);
+
+/* Writes the whole journal's JSON form — exactly the bytes ts_codec_write gives for
+ * ts_journal_to_json, in either style — through emit, one entry or task at a time, so that
+ * memory stays bounded by the largest item: the form itself grows with the square of the
+ * turns (every LLM task shows its transcript), the journal does not. emit returns false to
+ * stop (a write error); so does this function, with err set. */
+typedef bool (*ts_journal_emit)(void *context, const char *data, size_t len);
+bool ts_journal_write_json(const ts_journal *journal, ts_write_style style, ts_journal_emit emit, void *context,
+                           ts_error *err);
 
 /* A copy of a journal's JSON form with every entry id (in entryId, parentId and leafId
  * members, outside contents and results) replaced by its position in "entries": "#0", "#1"...

@@ -13,7 +13,10 @@
  * The outside world (the scenario driver: a user sending a signal, a tool's result arriving)
  * writes through deliver_signal and complete_task; each of those also records how many
  * scenario events have been applied, in the same transaction, so a driver that is killed and
- * restarted applies every event exactly once.
+ * restarted applies every event exactly once. Each such write applies the next event and is
+ * conditional on it (ts_journal_check_event): events_applied must be the stored count + 1, so
+ * two drivers computing the same event from the same state cannot both apply it; the second
+ * is refused before it writes anything.
  */
 #ifndef TURNSTILE_CORE_STORE_H
 #define TURNSTILE_CORE_STORE_H

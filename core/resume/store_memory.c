@@ -88,11 +88,7 @@ static bool memory_commit(ts_store *store, const ts_commit *commit, ts_error *er
 
 static bool memory_deliver_signal(ts_store *store, const ts_json *signal, uint64_t events_applied, ts_error *err) {
     memory_store *s = self_of(store);
-    if (!s->journal.execution_id[0]) {
-        ts_error_set(err, "a signal before the execution began");
-        return false;
-    }
-    if (injected_failure(s, err)) return false;
+    if (!ts_journal_check_event(&s->journal, events_applied, err) || injected_failure(s, err)) return false;
     if (!ts_journal_add_signal(&s->journal, &s->arena, signal)) {
         ts_error_set(err, "out of memory");
         return false;
@@ -103,7 +99,9 @@ static bool memory_deliver_signal(ts_store *store, const ts_json *signal, uint64
 
 static bool memory_complete_task(ts_store *store, const ts_task *task, uint64_t events_applied, ts_error *err) {
     memory_store *s = self_of(store);
-    if (!ts_journal_check_completion(&s->journal, task, err)) return false;
+    if (!ts_journal_check_event(&s->journal, events_applied, err) ||
+        !ts_journal_check_completion(&s->journal, task, err))
+        return false;
     ts_task *existing = ts_journal_find_task(&s->journal, task->id);
     ts_json result;
     if (injected_failure(s, err)) return false;
@@ -119,7 +117,7 @@ static bool memory_complete_task(ts_store *store, const ts_task *task, uint64_t 
 
 static bool memory_mark_event(ts_store *store, uint64_t events_applied, ts_error *err) {
     memory_store *s = self_of(store);
-    if (injected_failure(s, err)) return false;
+    if (!ts_journal_check_event(&s->journal, events_applied, err) || injected_failure(s, err)) return false;
     s->journal.events_applied = events_applied;
     return true;
 }

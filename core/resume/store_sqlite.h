@@ -1,7 +1,8 @@
 /* store_sqlite.h — the durable store: a journal in one SQLite database file (WAL mode).
  *
- * Owns: the database connection, its prepared statements, the on-disk schema (version 1) and
- * an in-memory mirror of the journal. A commit is decided by ts_commit_check against the
+ * Owns: the database connection, its prepared statements, the on-disk schema (version 2; a
+ * version-1 file is migrated when opened for writing, read as it is when opened read-only),
+ * the file's owner lock and an in-memory mirror of the journal. A commit is decided by ts_commit_check against the
  * mirror (so this store accepts and refuses exactly what the memory store does), written in
  * one BEGIN IMMEDIATE ... COMMIT transaction, and applied to the mirror only after COMMIT
  * succeeded. Every write call (begin_execution, commit, deliver_signal, complete_task,
@@ -22,7 +23,8 @@
  * state or the new, never a mix). A resuming engine reads the journal; it never assumes.
  *
  * On disk: PRAGMA application_id = TS_SQLITE_APPLICATION_ID, PRAGMA user_version =
- * TS_SQLITE_SCHEMA_VERSION; tables meta, entries, tasks, signals, checkpoint (store_sqlite.c).
+ * TS_SQLITE_SCHEMA_VERSION; tables meta, entries, tasks, signals, checkpoint
+ * (store_sqlite_schema.c).
  * JSON values are stored as the codec's compact text and parsed back on load, so that
  * store -> load -> ts_journal_to_json -> ts_codec_write gives the bytes the memory store gives.
  * Timestamps, kinds and inputs are stored verbatim. A database with a newer schema version, a
@@ -39,8 +41,11 @@
 
 /* 'TST1': the 32-bit application_id that marks a turnstile journal. */
 #define TS_SQLITE_APPLICATION_ID 0x54535431
-/* The schema version this build reads and writes. */
-#define TS_SQLITE_SCHEMA_VERSION 1
+/* The schema version this build writes (it reads 1 and 2). Version 2 keeps an LLM task's
+ * input as the entry its transcript ends at, and an LLM answer once (as its assistant
+ * entry's content), instead of the whole transcript and the answer again in every task row:
+ * storage grows linearly with the turns, not with their square. */
+#define TS_SQLITE_SCHEMA_VERSION 2
 
 typedef enum ts_sqlite_synchronous {
     TS_SQLITE_SYNC_FULL = 0, /* fsync the WAL at every commit: a committed call survives power loss */
@@ -48,18 +53,46 @@ typedef enum ts_sqlite_synchronous {
                               * loss may drop the last commits (never half of one) */
 } ts_sqlite_synchronous;
 
+/* Who may write the file while this store is open. One process drives an execution: its store
+ * owns the file (an exclusive flock(2) on it, held until the store is closed, released by the
+ * kernel if the process dies), and a second owner waits for it, or fails, before it has read
+ * or written anything. Stores that share (the default; e.g. two connections in one test)
+ * still never clobber each other: every write is decided against the journal as it stands
+ * under SQLite's write lock (commit.h), so a write computed from an older state is refused.
+ * Owner locks are advisory and local: a journal on a network file system is not supported
+ * (SQLite's WAL mode does not support one either). */
+typedef enum ts_sqlite_owner {
+    TS_SQLITE_SHARED = 0,  /* no owner lock */
+    TS_SQLITE_OWNER_WAIT,  /* take the owner lock; wait while another process holds it */
+    TS_SQLITE_OWNER_FAIL,  /* take the owner lock; fail at once when another process holds it */
+} ts_sqlite_owner;
+
 typedef struct ts_sqlite_options {
     ts_sqlite_synchronous synchronous; /* default (zero): FULL */
     const char *vfs;                   /* a registered sqlite3_vfs name; NULL: SQLite's default */
     int busy_timeout_ms;               /* wait for another connection's lock; 0: 5000 ms; < 0: none */
+    /* Read only: never writes, never creates — no file, no schema in an empty file, no -wal or
+     * -shm of its own (with no -wal next to the file, SQLite reads it as immutable; then the
+     * file is checked again, and read once more the ordinary way if a writer came meanwhile).
+     * Works in a read-only directory. Every write call is refused. */
+    bool read_only;
+    ts_sqlite_owner owner;             /* ignored when read_only */
+    /* OWNER_WAIT: called once, before waiting, when another process holds the lock. */
+    void (*on_wait)(void *context, const char *path);
+    void *on_wait_context;
 } ts_sqlite_options;
 
-/* Opens (creating when absent) the journal database at path; options NULL means the defaults.
- * A new or empty file gets the schema in one transaction. Loads the mirror. Returns a new store
- * (release with ts_store_close), or NULL with err set: the file cannot be opened, is not a
- * SQLite database, is another application's, has a schema newer than this build ("journal
- * schema version 7 is newer than this turnstile (1)"), cannot use WAL, or its rows cannot be
- * read. */
+/* Opens the journal database at path (creating it when absent, unless read_only); options
+ * NULL means the defaults. A path that exists must be a regular file (or a symlink to one):
+ * a device, a directory or a FIFO is refused before anything is created or written. A new or
+ * empty file gets the schema in one transaction; a version-1 file is migrated in one
+ * transaction. Loads the mirror, checking every row (store_sqlite_read.c: UTF-8, JSON, ids,
+ * each task id against its key and its key against its input, the journal's invariants:
+ * commit.h). Returns a new store (release with ts_store_close), or NULL with err set: the file
+ * cannot be opened or locked, is not a regular file, is empty (read_only), is not a SQLite
+ * database, is another application's, has a schema newer than this build ("journal schema
+ * version 7 is newer than this turnstile (2)"), cannot use WAL, or a row is damaged (the error
+ * names it: "load: tasks row 7: ..."). */
 ts_store *ts_sqlite_store_open(const char *path, const ts_sqlite_options *options, ts_error *err);
 
 #endif

@@ -44,145 +44,16 @@
 #include "core/resume/store.h"
 #include "core/resume/store_memory.h"
 #include "core/resume/store_sqlite.h"
+#include "core/resume/taskid.h"
 #include "core/testing/faultvfs.h"
 #include "core/testing/unit.h"
+#include "core/tests/store_fixtures.h"
 
 /* The test-only SQLite hooks (faultvfs.h) and the scratch directory: set up once in main. */
 static ts_fault_alloc fault_alloc;
 static ts_fault_vfs fault_vfs;
-static char temp_dir[512];
 
 #define FAULT_VFS_NAME "turnstile-fault"
-
-static const char EXECUTION_ID[] = "00000000-0000-4000-8000-000000000001";
-static const char OTHER_EXECUTION_ID[] = "00000000-0000-4000-8000-000000000002";
-static const char EMPTY_JOURNAL[] =
-    "{\"executionId\":null,\"transcript\":[],\"entries\":[],\"tasks\":[],\"signals\":[],\"checkpoint\":null,"
-    "\"eventsApplied\":0}";
-
-static void failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void failf(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s: ", ts_unit_current);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    ts_unit_current_failed = 1;
-}
-
-/* ------------------------------------------------------------------- building values ----- */
-
-static ts_json json_of(ts_arena *arena, const char *text) {
-    ts_json value;
-    ts_error err;
-    ts_error_clear(&err);
-    if (!ts_codec_parse_any(arena, text, strlen(text), &value, &err)) {
-        fprintf(stderr, "store_test: bad JSON in the test itself: %s: %s\n", err.message, text);
-        abort();
-    }
-    return value;
-}
-
-/* A canonical UUID made from a number, so tests name entries and tasks 1, 2, 3... */
-static void uuid_of(unsigned n, char out[TS_UUID_TEXT]) {
-    snprintf(out, TS_UUID_TEXT, "%08x-0000-4000-8000-%012x", n, n);
-}
-
-static ts_entry make_entry(ts_arena *arena, unsigned id, unsigned parent, ts_entry_role role, const char *content,
-                           const char *timestamp) {
-    ts_entry e;
-    memset(&e, 0, sizeof e);
-    uuid_of(id, e.id);
-    if (parent) uuid_of(parent, e.parent_id);
-    e.role = role;
-    e.content = json_of(arena, content);
-    e.timestamp = ts_str_dup(arena, ts_str_from(timestamp));
-    return e;
-}
-
-static ts_task make_task(ts_arena *arena, unsigned id, const char *kind, const char *input, ts_task_status status,
-                         const char *result) {
-    ts_task t;
-    memset(&t, 0, sizeof t);
-    uuid_of(id, t.id);
-    snprintf(t.key, sizeof t.key, "task:%032x", id);
-    t.kind = ts_str_dup(arena, ts_str_from(kind));
-    t.input = ts_str_dup(arena, ts_str_from(input));
-    t.status = status;
-    t.result = json_of(arena, result);
-    return t;
-}
-
-static ts_checkpoint make_checkpoint(ts_arena *arena, uint64_t sequence, unsigned leaf, uint64_t consumed,
-                                     const char *state) {
-    ts_checkpoint cp;
-    memset(&cp, 0, sizeof cp);
-    cp.sequence = sequence;
-    if (leaf) uuid_of(leaf, cp.leaf_id);
-    cp.signals_consumed = consumed;
-    cp.state = json_of(arena, state);
-    return cp;
-}
-
-/* ------------------------------------------------------------------- files and stores ----- */
-
-static void db_path(const char *name, char *out, size_t size) { snprintf(out, size, "%s/%s.db", temp_dir, name); }
-
-static void remove_db(const char *path) {
-    static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
-    char file[600];
-    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
-        snprintf(file, sizeof file, "%s%s", path, suffixes[i]);
-        if (unlink(file) != 0 && errno != ENOENT) failf("cannot remove %s: %s", file, strerror(errno));
-    }
-}
-
-/* The journal's JSON text (malloc'd), or NULL with err set when the store cannot load it. */
-static char *journal_text(ts_store *store, ts_error *err) {
-    ts_arena arena;
-    ts_arena_init(&arena);
-    ts_journal journal;
-    char *text = NULL;
-    if (ts_store_load(store, &arena, &journal, err)) {
-        ts_json value;
-        ts_buf buf;
-        ts_buf_init(&buf);
-        if (ts_journal_to_json(&journal, &arena, &value, err) && ts_codec_write(&buf, &value, TS_WRITE_COMPACT) &&
-            !buf.failed && buf.data)
-            text = buf.data; /* the buffer's heap block becomes the caller's */
-        else
-            ts_buf_free(&buf);
-    }
-    ts_journal_free(&journal);
-    ts_arena_free(&arena);
-    return text;
-}
-
-/* The same, where a failure to load is a test failure (the text is then ""). */
-static char *journal_text_checked(ts_store *store) {
-    ts_error err;
-    ts_error_clear(&err);
-    char *text = journal_text(store, &err);
-    if (!text) {
-        failf("load failed: %s", err.message);
-        text = calloc(1, 1);
-    }
-    return text;
-}
-
-static ts_store *open_sqlite_with(const char *path, const char *vfs, ts_sqlite_synchronous synchronous) {
-    ts_sqlite_options options = {synchronous, vfs, 0};
-    ts_error err;
-    ts_error_clear(&err);
-    ts_store *store = ts_sqlite_store_open(path, &options, &err);
-    if (!store) failf("cannot open %s: %s", path, err.message);
-    return store;
-}
-
-static ts_store *open_sqlite(const char *path, const char *vfs) {
-    return open_sqlite_with(path, vfs, TS_SQLITE_SYNC_FULL);
-}
 
 /* ------------------------------------------------------------------- the contract --------- */
 
@@ -245,11 +116,6 @@ static void step_check(harness *h, int line, const char *name, bool ok, const ts
         free(step_before_);                                                                    \
     } while (0)
 
-static bool commit_of(ts_store *store, const ts_entry *entries, size_t entry_count, const ts_task *tasks,
-                      size_t task_count, const ts_checkpoint *cp, ts_error *err) {
-    ts_commit c = {entries, entry_count, tasks, task_count, cp};
-    return ts_store_commit(store, &c, err);
-}
 
 static void script_begin_execution(harness *h, ts_arena *a) {
     char *text = journal_text_checked(h->store);
@@ -282,8 +148,8 @@ static void script_commit_rules(harness *h, ts_arena *a) {
         make_entry(a, 1, 0, TS_ENTRY_USER, "{\"text\":\"weather?\"}", ts0),
         make_entry(a, 2, 1, TS_ENTRY_ASSISTANT, "{\"text\":\"\",\"toolCalls\":[{\"callId\":\"c1\"}]}", ts0),
     };
-    ts_task llm = make_task(a, 101, "llm-request", "{\"turn\":1}", TS_TASK_PENDING, "null");
-    ts_task tool = make_task(a, 102, "weather", "{\"city\":\"Oslo\"}", TS_TASK_PENDING, "null");
+    ts_task llm = make_task(a, "llm-request", "{\"turn\":1}", TS_TASK_PENDING, "null");
+    ts_task tool = make_task(a, "weather", "{\"city\":\"Oslo\"}", TS_TASK_PENDING, "null");
     ts_task first_tasks[2] = {llm, tool};
     ts_checkpoint cp1 = make_checkpoint(a, 1, 2, 0, "{\"phase\":\"tools\"}");
     STEP(h, "a batch whose second entry's parent is the first", CHANGED, NULL,
@@ -307,41 +173,95 @@ static void script_commit_rules(harness *h, ts_arena *a) {
     STEP(h, "entry id not a UUID", REFUSED, "not a canonical UUID", commit_of(h->store, &bad_id, 1, NULL, 0, NULL, STEP_ERR));
     ts_entry no_time = make_entry(a, 3, 1, TS_ENTRY_USER, "{\"text\":\"x\"}", "");
     STEP(h, "entry without timestamp", REFUSED, "needs a role", commit_of(h->store, &no_time, 1, NULL, 0, NULL, STEP_ERR));
+    ts_entry bad_time = make_entry(a, 3, 1, TS_ENTRY_USER, "{\"text\":\"x\"}", "2026-02-30T10:00:00Z");
+    STEP(h, "entry with an impossible timestamp", REFUSED, "is not an RFC 3339 timestamp",
+         commit_of(h->store, &bad_time, 1, NULL, 0, NULL, STEP_ERR));
 
     /* Tasks. */
-    ts_task conflict = make_task(a, 102, "weather", "{\"city\":\"Bergen\"}", TS_TASK_PENDING, "null");
-    STEP(h, "same task id, other input", REFUSED, "conflict", commit_of(h->store, NULL, 0, &conflict, 1, NULL, STEP_ERR));
-    ts_task other_kind = make_task(a, 102, "forecast", "{\"city\":\"Oslo\"}", TS_TASK_PENDING, "null");
-    STEP(h, "same task id, other kind", REFUSED, "conflict", commit_of(h->store, NULL, 0, &other_kind, 1, NULL, STEP_ERR));
+    ts_task conflict = tool; /* a task named after one input, carrying another */
+    conflict.input = ts_str_from("{\"city\":\"Bergen\"}");
+    STEP(h, "same task id, other input", REFUSED, "is not the key of its kind and input",
+         commit_of(h->store, NULL, 0, &conflict, 1, NULL, STEP_ERR));
+    ts_task other_kind = tool;
+    other_kind.kind = ts_str_from("forecast");
+    STEP(h, "same task id, other kind", REFUSED, "is not the key of its kind and input",
+         commit_of(h->store, NULL, 0, &other_kind, 1, NULL, STEP_ERR));
+    ts_task renamed = tool;
+    renamed.id[0] = renamed.id[0] == 'a' ? 'b' : 'a';
+    STEP(h, "task id not UUIDv5 of its key", REFUSED, "is not UUIDv5 of its key",
+         commit_of(h->store, NULL, 0, &renamed, 1, NULL, STEP_ERR));
+    ts_task bad_utf8 = make_task(a, "echo", "{}", TS_TASK_PENDING, "null");
+    bad_utf8.kind = ts_str_from("ech\xff");
+    STEP(h, "task kind not UTF-8", REFUSED, "not valid UTF-8", commit_of(h->store, NULL, 0, &bad_utf8, 1, NULL, STEP_ERR));
+    ts_task pending_with_result = make_task(a, "echo", "{\"p\":1}", TS_TASK_PENDING, "7");
+    STEP(h, "a pending task with a result", REFUSED, "a pending task has no result",
+         commit_of(h->store, NULL, 0, &pending_with_result, 1, NULL, STEP_ERR));
+    /* An LLM task that keeps its input as the transcript's leaf; the same id claimed for
+     * another transcript is a conflict. */
+    ts_task at_leaf = make_llm_task_at(a, base, 1, TS_TASK_COMPLETED, "{\"text\":\"\",\"toolCalls\":[{\"callId\":\"c1\"}]}");
+    STEP(h, "an LLM task kept as its leaf", CHANGED, NULL, commit_of(h->store, NULL, 0, &at_leaf, 1, NULL, STEP_ERR));
+    STEP(h, "the same again", UNCHANGED, NULL, commit_of(h->store, NULL, 0, &at_leaf, 1, NULL, STEP_ERR));
+    ts_task inline_twin = make_task(a, TS_LLM_TASK_KIND, "x", TS_TASK_COMPLETED, "1");
+    {
+        ts_arena scratch;
+        ts_arena_init(&scratch);
+        ts_journal j;
+        ts_journal_init(&j);
+        ts_journal_add_entry(&j, &scratch, &base[0]);
+        ts_str text;
+        ts_error e;
+        ts_error_clear(&e);
+        CHECK(ts_task_input_text(&j, &at_leaf, &scratch, &text, &e));
+        inline_twin = at_leaf;
+        inline_twin.input = ts_str_dup(a, text);
+        inline_twin.input_leaf[0] = '\0';
+        ts_journal_free(&j);
+        ts_arena_free(&scratch);
+    }
+    STEP(h, "the same task with its input inline", UNCHANGED, NULL,
+         commit_of(h->store, NULL, 0, &inline_twin, 1, NULL, STEP_ERR));
+    ts_task other_leaf = at_leaf;
+    memcpy(other_leaf.input_leaf, base[1].id, TS_UUID_TEXT);
+    STEP(h, "the same LLM task id for another transcript", REFUSED, "conflict",
+         commit_of(h->store, NULL, 0, &other_leaf, 1, NULL, STEP_ERR));
+    ts_task no_leaf = at_leaf;
+    uuid_of(4242, no_leaf.input_leaf);
+    STEP(h, "an LLM task whose leaf is not an entry", REFUSED, "which is not in the journal",
+         commit_of(h->store, NULL, 0, &no_leaf, 1, NULL, STEP_ERR));
+    ts_task tool_at_leaf = tool;
+    memcpy(tool_at_leaf.input_leaf, base[0].id, TS_UUID_TEXT);
+    tool_at_leaf.input = (ts_str){NULL, 0};
+    STEP(h, "a tool task kept as a leaf", REFUSED, "only an llm-request task",
+         commit_of(h->store, NULL, 0, &tool_at_leaf, 1, NULL, STEP_ERR));
     STEP(h, "pending task again", UNCHANGED, NULL, commit_of(h->store, NULL, 0, &llm, 1, NULL, STEP_ERR));
-    ts_task llm_done = make_task(a, 101, "llm-request", "{\"turn\":1}", TS_TASK_COMPLETED, "{\"text\":\"calling\"}");
+    ts_task llm_done = make_task(a, "llm-request", "{\"turn\":1}", TS_TASK_COMPLETED, "{\"text\":\"calling\"}");
     STEP(h, "pending -> completed", CHANGED, NULL, commit_of(h->store, NULL, 0, &llm_done, 1, NULL, STEP_ERR));
     STEP(h, "completed again, same result", UNCHANGED, NULL, commit_of(h->store, NULL, 0, &llm_done, 1, NULL, STEP_ERR));
-    ts_task llm_other = make_task(a, 101, "llm-request", "{\"turn\":1}", TS_TASK_COMPLETED, "{\"text\":\"other\"}");
+    ts_task llm_other = make_task(a, "llm-request", "{\"turn\":1}", TS_TASK_COMPLETED, "{\"text\":\"other\"}");
     STEP(h, "completed again, other result", REFUSED, "a result is never replaced",
          commit_of(h->store, NULL, 0, &llm_other, 1, NULL, STEP_ERR));
-    ts_task llm_failed = make_task(a, 101, "llm-request", "{\"turn\":1}", TS_TASK_FAILED, "\"boom\"");
+    ts_task llm_failed = make_task(a, "llm-request", "{\"turn\":1}", TS_TASK_FAILED, "\"boom\"");
     STEP(h, "completed -> failed", REFUSED, "a result is never replaced",
          commit_of(h->store, NULL, 0, &llm_failed, 1, NULL, STEP_ERR));
     STEP(h, "completed -> pending", REFUSED, "a result is never replaced",
          commit_of(h->store, NULL, 0, &llm, 1, NULL, STEP_ERR));
-    ts_task twice[2] = {make_task(a, 103, "echo", "{}", TS_TASK_PENDING, "null"),
-                        make_task(a, 103, "echo", "{}", TS_TASK_PENDING, "null")};
+    ts_task twice[2] = {make_task(a, "echo", "{}", TS_TASK_PENDING, "null"),
+                        make_task(a, "echo", "{}", TS_TASK_PENDING, "null")};
     STEP(h, "one task twice in a commit", REFUSED, "twice", commit_of(h->store, NULL, 0, twice, 2, NULL, STEP_ERR));
-    ts_task bad_key = make_task(a, 104, "echo", "{}", TS_TASK_PENDING, "null");
+    ts_task bad_key = make_task(a, "echo", "{}", TS_TASK_PENDING, "null");
     memcpy(bad_key.key, "tusk:", 5);
     STEP(h, "task key without task:", REFUSED, "needs a UUID", commit_of(h->store, NULL, 0, &bad_key, 1, NULL, STEP_ERR));
 
     /* complete_task. */
-    ts_task unknown = make_task(a, 150, "weather", "{}", TS_TASK_COMPLETED, "1");
+    ts_task unknown = make_task(a, "weather", "{}", TS_TASK_COMPLETED, "1");
     STEP(h, "complete an unknown task", REFUSED, "is unknown", ts_store_complete_task(h->store, &unknown, 1, STEP_ERR));
     STEP(h, "complete a completed task", REFUSED, "is completed",
          ts_store_complete_task(h->store, &llm_other, 1, STEP_ERR));
     STEP(h, "complete with status pending", REFUSED, "only a pending task",
          ts_store_complete_task(h->store, &tool, 1, STEP_ERR));
-    ts_task tool_failed = make_task(a, 102, "weather", "{\"city\":\"Oslo\"}", TS_TASK_FAILED, "\"no network\"");
+    ts_task tool_failed = make_task(a, "weather", "{\"city\":\"Oslo\"}", TS_TASK_FAILED, "\"no network\"");
     STEP(h, "complete a pending task (failed)", CHANGED, NULL, ts_store_complete_task(h->store, &tool_failed, 1, STEP_ERR));
-    ts_task tool_done = make_task(a, 102, "weather", "{\"city\":\"Oslo\"}", TS_TASK_COMPLETED, "{\"t\":21}");
+    ts_task tool_done = make_task(a, "weather", "{\"city\":\"Oslo\"}", TS_TASK_COMPLETED, "{\"t\":21}");
     STEP(h, "complete it again", REFUSED, "is failed", ts_store_complete_task(h->store, &tool_done, 2, STEP_ERR));
 
     /* Checkpoints. */
@@ -375,6 +295,15 @@ static void script_commit_rules(harness *h, ts_arena *a) {
     STEP(h, "checkpoint consumes fewer than before", REFUSED, "were consumed before",
          commit_of(h->store, NULL, 0, NULL, 0, &unconsume, STEP_ERR));
     STEP(h, "mark_event", CHANGED, NULL, ts_store_mark_event(h->store, 3, STEP_ERR));
+    /* Every event is conditional on the one before: a write computed from an older state (a
+     * second driver applying the same event) is refused before it writes anything. */
+    STEP(h, "the same event again", REFUSED, "computed from another state",
+         ts_store_mark_event(h->store, 3, STEP_ERR));
+    STEP(h, "a signal for an event already applied", REFUSED, "the journal has applied 3 events",
+         ts_store_deliver_signal(h->store, &signal, 2, STEP_ERR));
+    STEP(h, "an event skipped", REFUSED, "so the next is 4", ts_store_mark_event(h->store, 5, STEP_ERR));
+    STEP(h, "an event count beyond the largest", REFUSED, "computed from another state",
+         ts_store_mark_event(h->store, UINT64_MAX, STEP_ERR));
 
     /* A branch: a new child of an earlier entry becomes the visible leaf. */
     ts_entry branch = make_entry(a, 5, 1, TS_ENTRY_ASSISTANT, "{\"text\":\"a different answer\"}",
@@ -388,16 +317,16 @@ static void script_atomicity(harness *h, ts_arena *a) {
     const char *ts = "2026-05-13T10:00:00+00:00";
     STEP(h, "begin", CHANGED, NULL, ts_store_begin_execution(h->store, EXECUTION_ID, STEP_ERR));
     ts_entry u1 = make_entry(a, 1, 0, TS_ENTRY_USER, "{\"text\":\"q\"}", ts);
-    ts_task t1 = make_task(a, 101, "llm-request", "{\"n\":1}", TS_TASK_PENDING, "null");
+    ts_task t1 = make_task(a, "llm-request", "{\"n\":1}", TS_TASK_PENDING, "null");
     ts_checkpoint cp1 = make_checkpoint(a, 1, 1, 0, "{}");
     STEP(h, "base", CHANGED, NULL, commit_of(h->store, &u1, 1, &t1, 1, &cp1, STEP_ERR));
 
     ts_entry fresh[2] = {make_entry(a, 2, 1, TS_ENTRY_ASSISTANT, "{\"text\":\"a\"}", ts),
                          make_entry(a, 3, 2, TS_ENTRY_USER, "{\"text\":\"b\"}", ts)};
-    ts_task tasks[2] = {make_task(a, 102, "echo", "{\"x\":1}", TS_TASK_PENDING, "null"),
-                        make_task(a, 101, "llm-request", "{\"n\":2}", TS_TASK_PENDING, "null")};
+    ts_task tasks[2] = {make_task(a, "echo", "{\"x\":1}", TS_TASK_PENDING, "null"), t1};
+    tasks[1].input = ts_str_from("{\"n\":2}");
     ts_checkpoint cp2 = make_checkpoint(a, 2, 3, 0, "{}");
-    STEP(h, "new entries and a new task, then a conflicting task", REFUSED, "conflict",
+    STEP(h, "new entries and a new task, then a conflicting task", REFUSED, "is not the key of its kind and input",
          commit_of(h->store, fresh, 2, tasks, 2, &cp2, STEP_ERR));
     ts_checkpoint cp_bad = make_checkpoint(a, 5, 3, 0, "{}");
     STEP(h, "new entries and a new task, then a bad checkpoint", REFUSED, "expected 2",
@@ -405,8 +334,8 @@ static void script_atomicity(harness *h, ts_arena *a) {
     ts_entry mixed[2] = {fresh[0], make_entry(a, 1, 0, TS_ENTRY_USER, "{\"text\":\"Q\"}", ts)};
     STEP(h, "a new entry, then a reused id", REFUSED, "different content",
          commit_of(h->store, mixed, 2, NULL, 0, NULL, STEP_ERR));
-    ts_task done_then_bad[2] = {make_task(a, 101, "llm-request", "{\"n\":1}", TS_TASK_COMPLETED, "{\"text\":\"a\"}"),
-                                make_task(a, 103, "", "{}", TS_TASK_PENDING, "null")};
+    ts_task done_then_bad[2] = {make_task(a, "llm-request", "{\"n\":1}", TS_TASK_COMPLETED, "{\"text\":\"a\"}"),
+                                make_task(a, "", "{}", TS_TASK_PENDING, "null")};
     STEP(h, "a completion, then an invalid task", REFUSED, "needs a UUID",
          commit_of(h->store, NULL, 0, done_then_bad, 2, NULL, STEP_ERR));
     STEP(h, "the valid part alone", CHANGED, NULL, commit_of(h->store, fresh, 2, tasks, 1, &cp2, STEP_ERR));
@@ -441,17 +370,22 @@ static void script_round_trip(harness *h, ts_arena *a) {
                    "\"flags\":[true,false,null],\"empty\":{},\"none\":[]}",
                    "2026-05-13T10:00:00.000+02:00"),
         make_entry(a, 3, 2, TS_ENTRY_TOOL, big.data, "2026-05-13T10:00:01Z"),
-        make_entry(a, 4, 3, TS_ENTRY_USER, deep.data, "2026-05-13t10:00:02.5-07:30"),
-        make_entry(a, 5, 1, TS_ENTRY_ASSISTANT, "{\"text\":\"a branch\"}", "not a timestamp at all, kept verbatim"),
+        make_entry(a, 4, 3, TS_ENTRY_USER, deep.data, "2026-05-13T10:00:02.5-07:30"),
+        make_entry(a, 5, 1, TS_ENTRY_ASSISTANT, "{\"text\":\"a branch\"}", "2026-05-13T10:00:03.1234567890123456Z"),
     };
-    ts_task tasks[3] = {
-        make_task(a, 101, "llm-request", "{\"a\":1,\"b\":[\"\xe2\x82\xac\"]}", TS_TASK_COMPLETED,
+    /* Tasks 3 and 4 keep their input as a leaf (the transcript of entries 1 and of 1-2);
+     * task 4's result is entry 2's content, which the SQLite store keeps once. */
+    ts_task tasks[5] = {
+        make_task(a, "llm-request", "{\"a\":1,\"b\":[\"\xe2\x82\xac\"]}", TS_TASK_COMPLETED,
                   "{\"text\":\"ok\",\"usage\":{\"in\":12,\"out\":3.5}}"),
-        make_task(a, 102, "weather", "{\"city\":\"Troms\xc3\xb8\"}", TS_TASK_FAILED, "\"timeout after 30 s\""),
-        make_task(a, 103, "echo", "{}", TS_TASK_PENDING, "null"),
+        make_task(a, "weather", "{\"city\":\"Troms\xc3\xb8\"}", TS_TASK_FAILED, "\"timeout after 30 s\""),
+        make_task(a, "echo", "{}", TS_TASK_PENDING, "null"),
+        make_llm_task_at(a, entries, 1, TS_TASK_COMPLETED, "{\"text\":\"first\"}"),
+        make_llm_task_at(a, entries, 2, TS_TASK_COMPLETED, "{}"),
     };
+    tasks[4].result = entries[1].content;
     ts_checkpoint cp1 = make_checkpoint(a, 1, 4, 0, "{\"phase\":\"tools\",\"pending\":[{\"callId\":\"c\xc3\xa9\"}],\"next\":1}");
-    STEP(h, "a commit of unusual values", CHANGED, NULL, commit_of(h->store, entries, 5, tasks, 3, &cp1, STEP_ERR));
+    STEP(h, "a commit of unusual values", CHANGED, NULL, commit_of(h->store, entries, 5, tasks, 5, &cp1, STEP_ERR));
     static const char *const signals[] = {"\"a plain string\"", "42", "-1.25e-7", "[1,\"two\",{\"3\":null}]",
                                           "{\"text\":\"\xe2\x98\x83\"}", "null", "true"};
     for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
@@ -460,13 +394,15 @@ static void script_round_trip(harness *h, ts_arena *a) {
     }
     ts_checkpoint cp2 = make_checkpoint(a, 2, 5, 3, "{\"phase\":\"idle\",\"note\":\"branch is visible\"}");
     STEP(h, "move the leaf to the branch", CHANGED, NULL, commit_of(h->store, NULL, 0, NULL, 0, &cp2, STEP_ERR));
-    STEP(h, "mark_event", CHANGED, NULL, ts_store_mark_event(h->store, 9000000000000000000u, STEP_ERR));
+    STEP(h, "mark_event", CHANGED, NULL, ts_store_mark_event(h->store, 8, STEP_ERR));
     ts_buf_free(&big);
     ts_buf_free(&deep);
     char *text = journal_text_checked(h->store);
     CHECK(strstr(text, "\"timestamp\":\"2026-05-13T10:00:00.1234567+00:00\""));
     CHECK(strstr(text, "\"timestamp\":\"2026-05-13T10:00:00.000+02:00\""));
     CHECK(strstr(text, "{\"$type\":\"text\",\"text\":\"h\xc3\xa9llo"));
+    /* The leaf-kept inputs are written as their canonical text. */
+    CHECK(strstr(text, "\"input\":\"{\\\"messages\\\":[{\\\"content\\\":{\\\"$type\\\":\\\"text\\\""));
     CHECK(strlen(text) > 1000000);
     free(text);
 }
@@ -527,20 +463,6 @@ static void contract_round_trip(void) { contract("round_trip", script_round_trip
 
 /* --------------------------------------------------------------- SQLite-only checks ------- */
 
-static bool raw_exec(const char *path, const char *sql) {
-    sqlite3 *db = NULL;
-    int rc = sqlite3_open(path, &db);
-    if (rc == SQLITE_OK) rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
-    if (rc != SQLITE_OK) failf("raw sqlite3 on %s: %s", path, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-    sqlite3_close(db);
-    return rc == SQLITE_OK;
-}
-
-static char *file_bytes(const char *path, size_t *len) {
-    char *data = ts_unit_read_file(path, len);
-    if (!data) failf("cannot read %s", path);
-    return data;
-}
 
 /* Opening must fail with a message containing want, and leave the file's bytes as they were. */
 static void expect_refused(const char *path, const char *want) {
@@ -573,7 +495,7 @@ static void schema_refusals(void) {
     ts_store *store = open_sqlite(path, NULL);
     ts_store_close(store);
     if (raw_exec(path, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 99;"))
-        expect_refused(path, "journal schema version 99 is newer than this turnstile (1)");
+        expect_refused(path, "journal schema version 99 is newer than this turnstile (2)");
     if (raw_exec(path, "PRAGMA user_version = 0;")) expect_refused(path, "journal schema version 0 is not one");
 
     /* Another application's database, with or without tables. */
@@ -602,16 +524,16 @@ static void schema_refusals(void) {
     /* Bad options and paths. */
     ts_error err;
     ts_error_clear(&err);
-    ts_sqlite_options options = {TS_SQLITE_SYNC_FULL, "no-such-vfs", 0};
+    ts_sqlite_options options = {.synchronous = TS_SQLITE_SYNC_FULL, .vfs = "no-such-vfs"};
     CHECK(!ts_sqlite_store_open(path, &options, &err));
     CHECK(strstr(err.message, "no such vfs: no-such-vfs"));
-    options = (ts_sqlite_options){(ts_sqlite_synchronous)7, NULL, 0};
+    options = (ts_sqlite_options){.synchronous = (ts_sqlite_synchronous)7};
     CHECK(!ts_sqlite_store_open(path, &options, &err));
     CHECK(strstr(err.message, "synchronous must be FULL or NORMAL"));
     char missing[700];
     snprintf(missing, sizeof missing, "%s/no/such/dir/j.db", temp_dir);
     CHECK(!ts_sqlite_store_open(missing, NULL, &err));
-    CHECK(strstr(err.message, "unable to open database file"));
+    CHECK(strstr(err.message, "No such file or directory"));
 
     /* The schema on disk: WAL, the stamp, the tables. */
     store = open_sqlite(path, NULL);
@@ -695,7 +617,7 @@ static void unreadable_values_refused(void) {
     CHECK(!commit_of(store, &nan, 1, NULL, 0, NULL, &err));
     CHECK(strstr(err.message, "cannot be written as JSON"));
     CHECK(!ts_store_mark_event(store, UINT64_MAX, &err));
-    CHECK(strstr(err.message, "larger than the store can hold"));
+    CHECK(strstr(err.message, "computed from another state"));
     char *after = journal_text_checked(store);
     CHECK_STR_EQ(after, before);
     free(before);
@@ -741,7 +663,7 @@ static void synchronous_normal(void) {
     char path[600];
     db_path("normal", path, sizeof path);
     remove_db(path);
-    ts_sqlite_options options = {TS_SQLITE_SYNC_NORMAL, NULL, -1};
+    ts_sqlite_options options = {.synchronous = TS_SQLITE_SYNC_NORMAL, .busy_timeout_ms = -1};
     ts_error err;
     ts_error_clear(&err);
     ts_store *store = ts_sqlite_store_open(path, &options, &err);
@@ -761,32 +683,42 @@ static void synchronous_normal(void) {
 
 enum { SEQUENCE_WRITES = 6 };
 
-/* Write k (1..6) of the fixed sequence. */
+/* The five entries the sequence commits: 1-2 in write 2, 3-5 in write 6 (a chain). */
+static void sequence_entries(ts_arena *a, ts_entry out[5]) {
+    out[0] = make_entry(a, 1, 0, TS_ENTRY_USER, "{\"text\":\"What is the weather in Oslo?\"}",
+                        "2026-05-13T10:00:00.1234567+00:00");
+    out[1] = make_entry(a, 2, 1, TS_ENTRY_ASSISTANT,
+                        "{\"text\":\"\",\"toolCalls\":[{\"callId\":\"c1\",\"name\":\"weather\",\"arguments\":{\"city\":"
+                        "\"Oslo\"}}]}",
+                        "2026-05-13T10:00:01.5+00:00");
+    out[2] = make_entry(a, 3, 2, TS_ENTRY_TOOL, "{\"callId\":\"c1\",\"name\":\"weather\",\"result\":{\"celsius\":21.5}}",
+                        "2026-05-13T10:00:02+00:00");
+    out[3] = make_entry(a, 4, 3, TS_ENTRY_USER, "{\"text\":\"And in Bergen?\"}", "2026-05-13T10:00:03+00:00");
+    out[4] = make_entry(a, 5, 4, TS_ENTRY_ASSISTANT, "{\"text\":\"21.5 \xc2\xb0""C in Oslo; Bergen next.\"}",
+                        "2026-05-13T10:00:04.000001+00:00");
+}
+
+/* Write k (1..6) of the fixed sequence. Write 2 keeps an LLM task's input inline (as version
+ * 1 did), write 6 as its transcript's leaf, with its result kept as its assistant entry. */
 static bool sequence_write(ts_store *store, int k, ts_error *err) {
     ts_arena a;
     ts_arena_init(&a);
+    ts_entry entries[5];
+    sequence_entries(&a, entries);
     bool ok = false;
     switch (k) {
     case 1: ok = ts_store_begin_execution(store, EXECUTION_ID, err); break;
     case 2: {
-        ts_entry entries[2] = {
-            make_entry(&a, 1, 0, TS_ENTRY_USER, "{\"text\":\"What is the weather in Oslo?\"}",
-                       "2026-05-13T10:00:00.1234567+00:00"),
-            make_entry(&a, 2, 1, TS_ENTRY_ASSISTANT,
-                       "{\"text\":\"\",\"toolCalls\":[{\"callId\":\"c1\",\"name\":\"weather\",\"arguments\":{\"city\":"
-                       "\"Oslo\"}}]}",
-                       "2026-05-13T10:00:01.5+00:00"),
-        };
         ts_task tasks[2] = {
-            make_task(&a, 101, "llm-request", "{\"turn\":1}", TS_TASK_COMPLETED, "{\"text\":\"\"}"),
-            make_task(&a, 102, "weather", "{\"city\":\"Oslo\"}", TS_TASK_PENDING, "null"),
+            make_task(&a, "llm-request", "{\"turn\":1}", TS_TASK_COMPLETED, "{\"text\":\"\"}"),
+            make_task(&a, "weather", "{\"city\":\"Oslo\"}", TS_TASK_PENDING, "null"),
         };
         ts_checkpoint cp = make_checkpoint(&a, 1, 2, 0, "{\"phase\":\"tools\",\"pending\":[\"c1\"],\"next\":0}");
         ok = commit_of(store, entries, 2, tasks, 2, &cp, err);
         break;
     }
     case 3: {
-        ts_task done = make_task(&a, 102, "weather", "{\"city\":\"Oslo\"}", TS_TASK_COMPLETED, "{\"celsius\":21.5}");
+        ts_task done = make_task(&a, "weather", "{\"city\":\"Oslo\"}", TS_TASK_COMPLETED, "{\"celsius\":21.5}");
         ok = ts_store_complete_task(store, &done, 1, err);
         break;
     }
@@ -797,16 +729,10 @@ static bool sequence_write(ts_store *store, int k, ts_error *err) {
     }
     case 5: ok = ts_store_mark_event(store, 3, err); break;
     case 6: {
-        ts_entry entries[3] = {
-            make_entry(&a, 3, 2, TS_ENTRY_TOOL, "{\"callId\":\"c1\",\"name\":\"weather\",\"result\":{\"celsius\":21.5}}",
-                       "2026-05-13T10:00:02+00:00"),
-            make_entry(&a, 4, 3, TS_ENTRY_USER, "{\"text\":\"And in Bergen?\"}", "2026-05-13T10:00:03+00:00"),
-            make_entry(&a, 5, 4, TS_ENTRY_ASSISTANT, "{\"text\":\"21.5 \xc2\xb0""C in Oslo; Bergen next.\"}",
-                       "2026-05-13T10:00:04.000001+00:00"),
-        };
-        ts_task llm = make_task(&a, 103, "llm-request", "{\"turn\":2}", TS_TASK_COMPLETED, "{\"text\":\"21.5\"}");
+        ts_task llm = make_llm_task_at(&a, entries, 4, TS_TASK_COMPLETED, "{}");
+        llm.result = entries[4].content;
         ts_checkpoint cp = make_checkpoint(&a, 2, 5, 1, "{\"phase\":\"idle\"}");
-        ok = commit_of(store, entries, 3, &llm, 1, &cp, err);
+        ok = commit_of(store, entries + 2, 3, &llm, 1, &cp, err);
         break;
     }
     default: ts_error_set(err, "no write %d", k);
@@ -932,7 +858,7 @@ static bool fault_run(fault_loop *loop, uint64_t n) {
     arm(loop, n);
     ts_error err;
     ts_error_clear(&err);
-    ts_sqlite_options options = {loop->synchronous, loop->source == FAULT_IO ? FAULT_VFS_NAME : NULL, 0};
+    ts_sqlite_options options = {.synchronous = loop->synchronous, .vfs = loop->source == FAULT_IO ? FAULT_VFS_NAME : NULL};
     int failed_write = SEQUENCE_WRITES + 2; /* none */
     ts_store *store = ts_sqlite_store_open(path, &options, &err);
     if (!store) failed_write = 0;
@@ -1044,7 +970,7 @@ static void report_progress(int fd, int k) {
 
 static void crash_child(uint64_t n, int progress_fd, const char *path) {
     ts_fault_vfs_callback_at(&fault_vfs, n, kill_self, NULL);
-    ts_sqlite_options options = {TS_SQLITE_SYNC_FULL, FAULT_VFS_NAME, 0};
+    ts_sqlite_options options = {.synchronous = TS_SQLITE_SYNC_FULL, .vfs = FAULT_VFS_NAME};
     ts_error err;
     ts_error_clear(&err);
     report_progress(progress_fd, 0);
@@ -1133,19 +1059,6 @@ static void crash_loop(void) {
 
 /* ------------------------------------------------------------------------- main ---------- */
 
-static void remove_temp_dir(void) {
-    DIR *dir = opendir(temp_dir);
-    if (!dir) return;
-    struct dirent *e;
-    char file[800];
-    while ((e = readdir(dir))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-        snprintf(file, sizeof file, "%s/%s", temp_dir, e->d_name);
-        unlink(file);
-    }
-    closedir(dir);
-    rmdir(temp_dir);
-}
 
 int main(void) {
     /* First: SQLite's allocator can only be wrapped before SQLite initialises. */
