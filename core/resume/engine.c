@@ -8,6 +8,7 @@
 
 #include "core/json/canon.h"
 #include "core/json/codec.h"
+#include "core/resume/engine_internal.h"
 #include "core/resume/taskid.h"
 
 static const char *const mutant_names[TS_ENGINE_MUTANT_COUNT] = {
@@ -33,83 +34,9 @@ bool ts_engine_mutant_parse(const char *name, ts_engine_mutant *out) {
     return false;
 }
 
-/* A commit being prepared, or one that failed and waits to be retried verbatim. */
-typedef struct staged {
-    ts_arena arena;
-    ts_entry *entries;
-    size_t entry_count, entry_cap;
-    ts_task task;
-    bool has_task;
-    ts_checkpoint checkpoint;
-    bool has_checkpoint;
-    const char *what;        /* what the commit holds, for the world's commit notices */
-    bool active;
-} staged;
-
-struct ts_engine {
-    ts_store *store;
-    ts_world *world;
-    char execution_id[TS_UUID_TEXT];
-    ts_str input;            /* the execution's first user message (absent: wait for one) */
-    ts_engine_options options;
-    ts_arena arena;          /* the journal mirror and the conversation */
-    ts_journal journal;
-    ts_json *messages;       /* the visible transcript as LLM messages: role, content, timestamp */
-    char (*message_ids)[TS_UUID_TEXT]; /* and the ids of their entries */
-    size_t message_count, message_cap;
-    char leaf_id[TS_UUID_TEXT];
-    staged stage;
-    uint64_t commits;
-    uint64_t counter;        /* TS_ENGINE_MUTANT_COUNTER_IDS only */
-};
-
 static bool oom(ts_error *err) {
     ts_error_set(err, "out of memory");
     return false;
-}
-
-/* ------------------------------------------------------------------- the conversation ---- */
-
-static bool push_message(ts_engine *e, const ts_entry *entry, ts_str timestamp) {
-    if (e->message_count == e->message_cap) {
-        size_t cap = e->message_cap ? 2 * e->message_cap : 16;
-        ts_json *grown = e->messages ? ts_arena_grow(&e->arena, e->messages, e->message_cap * sizeof *grown, cap * sizeof *grown)
-                                     : ts_arena_alloc(&e->arena, cap * sizeof *grown);
-        char(*ids)[TS_UUID_TEXT] = e->message_ids ? ts_arena_grow(&e->arena, e->message_ids, e->message_cap * sizeof *ids,
-                                                                  cap * sizeof *ids)
-                                                  : ts_arena_alloc(&e->arena, cap * sizeof *ids);
-        if (grown) e->messages = grown;
-        if (ids) e->message_ids = ids;
-        if (!grown || !ids) return false;
-        e->message_cap = cap;
-    }
-    memcpy(e->message_ids[e->message_count], entry->id, TS_UUID_TEXT);
-    ts_json_builder b;
-    ts_json_builder_init(&b, &e->arena);
-    ts_json_builder_add(&b, "role", ts_json_make_string(ts_str_from(ts_entry_role_name(entry->role))));
-    ts_json_builder_add(&b, "content", entry->content);
-    ts_json_builder_add(&b, "timestamp", ts_json_make_string(timestamp));
-    return ts_json_builder_finish(&b, &e->messages[e->message_count++]);
-}
-
-/* Rebuilds the conversation from the stored path to leaf. `reload` marks the rebuild after a
- * load, the one place the timestamps-on-load mutant reads the clock. */
-static bool rebuild_conversation(ts_engine *e, const char *leaf, bool reload, ts_error *err) {
-    const ts_entry **path;
-    size_t count;
-    if (!ts_journal_path(&e->journal, leaf, &e->arena, &path, &count, err)) return false;
-    e->message_count = 0;
-    for (size_t i = 0; i < count; i++) {
-        ts_str timestamp = path[i]->timestamp;
-        if (reload && e->options.mutant == TS_ENGINE_MUTANT_TIMESTAMPS_ON_LOAD) {
-            char now[TS_TIMESTAMP_TEXT];
-            e->world->vtable->timestamp(e->world, e->journal.entry_count + i, now);
-            timestamp = ts_str_dup(&e->arena, ts_str_from(now));
-        }
-        if (!push_message(e, path[i], timestamp)) return oom(err);
-    }
-    snprintf(e->leaf_id, sizeof e->leaf_id, "%s", leaf);
-    return true;
 }
 
 /* --------------------------------------------------------------------------- staging ---- */
@@ -167,8 +94,9 @@ static bool stage_task(ts_engine *e, const ts_task *task) {
     s->task = *task;
     s->has_task = true;
     s->task.kind = ts_str_dup(&s->arena, task->kind);
-    s->task.input = ts_str_dup(&s->arena, task->input);
-    return s->task.kind.ptr && s->task.input.ptr && ts_json_clone(&s->arena, &task->result, &s->task.result);
+    s->task.input = ts_str_dup(&s->arena, task->input); /* absent when kept as a leaf */
+    return s->task.kind.ptr && (s->task.input.ptr || !task->input.ptr) &&
+           ts_json_clone(&s->arena, &task->result, &s->task.result);
 }
 
 /* The seed's counter-id bug: an entry whose id is already taken is silently dropped (the
@@ -197,13 +125,7 @@ static bool commit_stage(ts_engine *e, bool *crashed, ts_error *err) {
                         s->has_checkpoint ? &s->checkpoint : NULL};
     if (!ts_store_commit(e->store, &commit, err)) return false;
     e->commits++;
-    /* The mirror follows the store: the same check, then the same change. */
-    bool *fresh = calloc(commit.entry_count + commit.task_count + 1, sizeof *fresh);
-    if (!fresh) return oom(err);
-    bool ok = ts_commit_check(&e->journal, &commit, fresh, fresh + commit.entry_count, err) &&
-              ts_commit_apply(&e->journal, &e->arena, &commit, fresh, fresh + commit.entry_count, err);
-    free(fresh);
-    if (!ok) return false;
+    if (!ts_engine_mirror_commit(e, &commit, err)) return false;
     if (s->has_checkpoint && strcmp(s->checkpoint.leaf_id, e->leaf_id) != 0) {
         /* Extend the conversation when the new leaf continues it; otherwise (a branch, or an
          * entry lost to a collision) read the new path back from the journal. */
@@ -217,10 +139,10 @@ static bool commit_stage(ts_engine *e, bool *crashed, ts_error *err) {
         if (extends) {
             for (size_t i = 0; i < s->entry_count; i++) {
                 const ts_entry *stored = ts_journal_find_entry(&e->journal, s->entries[i].id);
-                if (!push_message(e, stored, stored->timestamp)) return oom(err);
+                if (!ts_engine_push_message(e, stored, stored->timestamp, err)) return false;
             }
             snprintf(e->leaf_id, sizeof e->leaf_id, "%s", s->checkpoint.leaf_id);
-        } else if (!rebuild_conversation(e, s->checkpoint.leaf_id, false, err)) {
+        } else if (!ts_engine_rebuild_conversation(e, s->checkpoint.leaf_id, false, err)) {
             return false;
         }
     }
@@ -295,6 +217,25 @@ static bool name_task(ts_engine *e, const char *kind, const ts_json *input, ts_t
     return ok;
 }
 
+/* Names the LLM task of the conversation so far. While the messages are the stored path, the
+ * key is the running one and the input is kept as the leaf (the transcript is not written out
+ * again); otherwise (a mutant) the whole input is canonicalised and kept inline. */
+static bool name_llm_task(ts_engine *e, ts_task *out, ts_arena *arena, ts_error *err) {
+    if (!e->faithful) {
+        ts_json_builder b;
+        ts_json_builder_init(&b, arena);
+        ts_json_builder_add(&b, "messages", (ts_json){TS_JSON_ARRAY, {.a = {e->messages, e->message_count}}});
+        ts_json input;
+        if (!ts_json_builder_finish(&b, &input)) return oom(err);
+        return name_task(e, TS_LLM_TASK_KIND, &input, out, arena, err);
+    }
+    memset(out, 0, sizeof *out);
+    out->kind = ts_str_from(TS_LLM_TASK_KIND);
+    snprintf(out->input_leaf, sizeof out->input_leaf, "%s", e->leaf_id);
+    out->result = ts_json_make_null();
+    return ts_transcript_key_finish(&e->key, out->key, err) && ts_task_id(out->key, out->id, err);
+}
+
 /* ----------------------------------------------------------------------------- steps ---- */
 
 static ts_json state_object(ts_arena *arena, const char *phase, const ts_json *calls, int64_t index) {
@@ -345,13 +286,11 @@ static bool step_signals(ts_engine *e, const ts_json *state, bool *crashed, ts_e
         if (!commit_stage(e, crashed, err)) return false;
         if (*crashed) return true;
     }
-    /* Ids along the transcript as the batch builds it. */
-    const ts_entry **path;
-    size_t count;
-    if (!ts_journal_path(j, e->leaf_id, &e->stage.arena, &path, &count, err)) return false;
+    /* Ids along the transcript as the batch builds it (the conversation's are the path's). */
+    size_t count = e->message_count;
     const char **ids = ts_arena_alloc(&e->stage.arena, (count + (to - from) + 1) * sizeof *ids);
     if (!ids) return oom(err);
-    for (size_t i = 0; i < count; i++) ids[i] = path[i]->id;
+    for (size_t i = 0; i < count; i++) ids[i] = e->message_ids[i];
     size_t path_len = count;
     for (uint64_t k = from; k < to; k++) {
         const ts_json *signal = &j->signals[k];
@@ -371,23 +310,11 @@ static bool step_signals(ts_engine *e, const ts_json *state, bool *crashed, ts_e
     return commit_stage(e, crashed, err);
 }
 
-static size_t recorded_llm_tasks(const ts_journal *j) {
-    size_t n = 0;
-    for (size_t i = 0; i < j->task_count; i++)
-        if (ts_str_eq_cstr(j->tasks[i].kind, "llm-request") && j->tasks[i].status == TS_TASK_COMPLETED) n++;
-    return n;
-}
-
 /* One LLM task: the conversation in, one assistant entry out. */
 static bool step_llm(ts_engine *e, bool *crashed, ts_error *err) {
     ts_arena *arena = &e->stage.arena;
-    ts_json_builder b;
-    ts_json_builder_init(&b, arena);
-    ts_json_builder_add(&b, "messages", (ts_json){TS_JSON_ARRAY, {.a = {e->messages, e->message_count}}});
-    ts_json input;
-    if (!ts_json_builder_finish(&b, &input)) return oom(err);
     ts_task task;
-    if (!name_task(e, "llm-request", &input, &task, arena, err)) return false;
+    if (!name_llm_task(e, &task, arena, err)) return false;
     const ts_task *recorded = ts_journal_find_task(&e->journal, task.id);
     ts_json answer;
     if (recorded && recorded->status == TS_TASK_COMPLETED) {
@@ -396,7 +323,7 @@ static bool step_llm(ts_engine *e, bool *crashed, ts_error *err) {
         ts_error_set(err, "LLM task %s is %s", task.id, ts_task_status_name(recorded->status));
         return false;
     } else if (!e->world->vtable->model(e->world, e->messages, (const char(*)[TS_UUID_TEXT])e->message_ids,
-                                        e->message_count, recorded_llm_tasks(&e->journal), arena, &answer, err)) {
+                                        e->message_count, e->llm_answers, arena, &answer, err)) {
         return false;
     }
     task.status = TS_TASK_COMPLETED;
@@ -521,6 +448,7 @@ ts_engine *ts_engine_open(ts_store *store, ts_world *world, const char *executio
     snprintf(e->execution_id, sizeof e->execution_id, "%s", execution_id);
     e->input = input;
     if (options) e->options = *options;
+    ts_buf_init(&e->canonical);
     ts_arena_init(&e->arena);
     ts_journal_init(&e->journal);
     if (!ts_store_begin_execution(store, e->execution_id, err) || !ts_store_load(store, &e->arena, &e->journal, err))
@@ -529,7 +457,13 @@ ts_engine *ts_engine_open(ts_store *store, ts_world *world, const char *executio
         ts_error_set(err, "the store holds execution %s, not %s", e->journal.execution_id, e->execution_id);
         goto fail;
     }
-    if (e->journal.has_checkpoint && !rebuild_conversation(e, e->journal.checkpoint.leaf_id, true, err)) goto fail;
+    if (!ts_engine_count_tasks(e)) {
+        oom(err);
+        goto fail;
+    }
+    if (e->journal.has_checkpoint ? !ts_engine_rebuild_conversation(e, e->journal.checkpoint.leaf_id, true, err)
+                                  : !ts_engine_restart_key(e, true, err))
+        goto fail;
     return e;
 fail:
     ts_engine_close(e);
@@ -539,6 +473,9 @@ fail:
 void ts_engine_close(ts_engine *e) {
     if (!e) return;
     stage_reset(&e->stage);
+    ts_transcript_key_free(&e->key);
+    ts_buf_free(&e->canonical);
+    free(e->pending);
     ts_journal_free(&e->journal);
     ts_arena_free(&e->arena);
     free(e);
@@ -600,137 +537,3 @@ crash:
     return true;
 }
 
-/* ------------------------------------------------------------------------ the driver ---- */
-
-/* The pending task of tool call call_id, if the journal has one. */
-static const ts_task *pending_task_of_call(const ts_journal *j, ts_str call_id, ts_arena *arena) {
-    for (size_t i = 0; i < j->task_count; i++) {
-        if (j->tasks[i].status != TS_TASK_PENDING) continue;
-        ts_json input;
-        ts_error ignored;
-        ts_error_clear(&ignored);
-        if (!ts_codec_parse(arena, j->tasks[i].input.ptr, j->tasks[i].input.len, &input, &ignored)) continue;
-        if (ts_str_eq(ts_json_string(ts_json_get(&input, "callId")), call_id)) return &j->tasks[i];
-    }
-    return NULL;
-}
-
-/* The scripted result of a pending tool task, by the tool's name (the task's kind). */
-static bool complete_event(ts_store *store, const ts_scenario *scenario, const ts_journal *j, const ts_event *ev,
-                           uint64_t number, ts_arena *arena, ts_error *err) {
-    const ts_task *pending = pending_task_of_call(j, ev->call_id, arena);
-    if (!pending) return ts_store_mark_event(store, number, err); /* nothing is waiting for it */
-    ts_task done = *pending;
-    const ts_tool_script *tool = ts_scenario_tool(scenario, pending->kind);
-    done.status = tool && !tool->failed ? TS_TASK_COMPLETED : TS_TASK_FAILED;
-    done.result = tool ? tool->result : ts_json_make_string(ts_str_from("no such tool"));
-    return ts_store_complete_task(store, &done, number, err);
-}
-
-/* The adapter-layer bug of seed 002: after a turn, the adapter appends the turn's assistant
- * and tool messages again, rebuilt from its events, with ids of its own. */
-static bool persist_turn_again(ts_store *store, const ts_journal *j, ts_arena *arena, ts_error *err) {
-    const ts_entry **path;
-    size_t count;
-    if (!ts_journal_path(j, j->checkpoint.leaf_id, arena, &path, &count, err)) return false;
-    size_t start = count;
-    while (start > 0 && path[start - 1]->role != TS_ENTRY_USER) start--;
-    if (start == count) return true;
-    ts_entry *copies = ts_arena_alloc(arena, (count - start) * sizeof *copies);
-    if (!copies) return oom(err);
-    const char *parent = j->checkpoint.leaf_id;
-    for (size_t i = start; i < count; i++) {
-        ts_entry *c = &copies[i - start];
-        *c = *path[i];
-        uuid_t id;
-        uuid_generate_random(id);
-        uuid_unparse_lower(id, c->id);
-        snprintf(c->parent_id, sizeof c->parent_id, "%s", parent);
-        parent = c->id;
-    }
-    ts_checkpoint cp = j->checkpoint;
-    cp.sequence++;
-    snprintf(cp.leaf_id, sizeof cp.leaf_id, "%s", parent);
-    ts_commit commit = {copies, count - start, NULL, 0, &cp};
-    return ts_store_commit(store, &commit, err);
-}
-
-bool ts_engine_drive(ts_store *store, const ts_scenario *scenario, const ts_engine_options *options,
-                     ts_engine_state *out, uint64_t *commits_out, ts_error *err) {
-    ts_engine_options run_options = options ? *options : (ts_engine_options){0};
-    uint64_t commits = 0;
-    bool ok = false;
-    ts_arena scratch;
-    ts_arena_init(&scratch);
-    ts_scenario_world world;
-    ts_scenario_world_init(&world, scenario);
-    ts_engine *engine = NULL;
-    for (;;) {
-        if (!engine) {
-            if (run_options.crash_before_commit && run_options.crash_before_commit <= commits)
-                run_options.crash_before_commit = 0; /* one crash per drive */
-            ts_engine_options these = run_options;
-            if (these.crash_before_commit) these.crash_before_commit -= commits;
-            engine = ts_engine_open(store, &world.base, scenario->execution_id, scenario->input, &these, err);
-            if (!engine) goto done;
-        }
-        uint64_t before = ts_engine_commits(engine);
-        ts_engine_state state;
-        bool ran = ts_engine_run(engine, &state, err);
-        commits += ts_engine_commits(engine) - before;
-        if (!ran) goto done;
-        if (state == TS_ENGINE_CRASHED && run_options.stop_at_crash) {
-            *out = state;
-            ok = true;
-            goto done;
-        }
-        if (state == TS_ENGINE_CRASHED) {
-            run_options.crash_before_commit = 0;
-            ts_engine_close(engine);
-            engine = NULL;
-            continue;
-        }
-        if (state == TS_ENGINE_WAITING_SIGNAL && run_options.mutant == TS_ENGINE_MUTANT_BOTH_LAYERS_PERSIST &&
-            ts_engine_commits(engine) > before) {
-            if (!persist_turn_again(store, ts_engine_journal(engine), &scratch, err)) goto done;
-            commits++;
-            ts_engine_close(engine); /* its mirror is behind the store now */
-            engine = NULL;
-            continue;
-        }
-        const ts_journal *j = ts_engine_journal(engine);
-        uint64_t next = j->events_applied;
-        if (next >= scenario->event_count) {
-            *out = state;
-            ok = true;
-            goto done;
-        }
-        const ts_event *ev = &scenario->events[next];
-        bool applied = false;
-        switch (ev->kind) {
-        case TS_EVENT_SIGNAL:
-        case TS_EVENT_BRANCH: {
-            ts_json_builder b;
-            ts_json_builder_init(&b, &scratch);
-            ts_json_builder_add(&b, "text", ts_json_make_string(ev->text));
-            if (ev->kind == TS_EVENT_BRANCH) ts_json_builder_add(&b, "branchFrom", ts_json_make_int((int64_t)ev->branch_at));
-            ts_json signal;
-            applied = ts_json_builder_finish(&b, &signal) && ts_store_deliver_signal(store, &signal, next + 1, err);
-            break;
-        }
-        case TS_EVENT_COMPLETE: applied = complete_event(store, scenario, j, ev, next + 1, &scratch, err); break;
-        case TS_EVENT_RESTART: applied = ts_store_mark_event(store, next + 1, err); break;
-        }
-        if (!applied) goto done;
-        /* The engine's mirror misses what the world just wrote: every event is a resume. For a
-         * restart that is the point; for the others a running engine would be told, which
-         * rebuilding models just as well. */
-        ts_engine_close(engine);
-        engine = NULL;
-    }
-done:
-    ts_engine_close(engine);
-    ts_arena_free(&scratch);
-    if (commits_out) *commits_out = commits;
-    return ok;
-}

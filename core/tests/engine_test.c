@@ -6,6 +6,7 @@
 
 #include "core/json/codec.h"
 #include "core/resume/engine.h"
+#include "core/resume/commit.h"
 #include "core/resume/store_memory.h"
 #include "core/testing/unit.h"
 
@@ -448,6 +449,80 @@ static void test_engine_asks_its_world(void) {
     ts_arena_free(&arena);
 }
 
+/* ----------------------------------------------------------- linear time per event ------- */
+
+/* A store that counts the loads and commits it passes on to a memory store. */
+typedef struct counting_store {
+    ts_store base;
+    ts_store *inner;
+    int loads;
+} counting_store;
+
+static bool counting_load(ts_store *s, ts_arena *arena, ts_journal *out, ts_error *err) {
+    ((counting_store *)s)->loads++;
+    return ts_store_load(((counting_store *)s)->inner, arena, out, err);
+}
+static bool counting_begin(ts_store *s, const char *id, ts_error *err) {
+    return ts_store_begin_execution(((counting_store *)s)->inner, id, err);
+}
+static bool counting_commit(ts_store *s, const ts_commit *c, ts_error *err) {
+    return ts_store_commit(((counting_store *)s)->inner, c, err);
+}
+static bool counting_signal(ts_store *s, const ts_json *signal, uint64_t n, ts_error *err) {
+    return ts_store_deliver_signal(((counting_store *)s)->inner, signal, n, err);
+}
+static bool counting_complete(ts_store *s, const ts_task *t, uint64_t n, ts_error *err) {
+    return ts_store_complete_task(((counting_store *)s)->inner, t, n, err);
+}
+static bool counting_mark(ts_store *s, uint64_t n, ts_error *err) {
+    return ts_store_mark_event(((counting_store *)s)->inner, n, err);
+}
+static void counting_close(ts_store *s) { ts_store_close(((counting_store *)s)->inner); }
+
+static const ts_store_vtable counting_vtable = {counting_load,     counting_begin, counting_commit, counting_signal,
+                                                counting_complete, counting_mark,  counting_close};
+
+/* The driver tells the running engine of each event: the journal is loaded once per process
+ * (and once per restart), not once per event; and every LLM task keeps its input as its leaf,
+ * whose key is the key of the whole canonical transcript (checked again by loading it). */
+static void test_events_are_told_not_reloaded(void) {
+    ts_buf text;
+    ts_buf_init(&text);
+    ts_buf_append_str(&text, "{\"executionId\":\"00000000-0000-4000-8000-000000000009\",\"input\":\"0\","
+                             "\"clock\":{\"start\":\"2026-05-13T10:00:00Z\",\"stepMs\":1000},\"llm\":[");
+    for (int i = 0; i <= 60; i++) ts_buf_appendf(&text, "%s{\"text\":\"answer %d\"}", i ? "," : "", i);
+    ts_buf_append_str(&text, "],\"events\":[");
+    for (int i = 1; i <= 60; i++)
+        ts_buf_appendf(&text, "%s%s", i > 1 ? "," : "", i % 20 == 0 ? "{\"restart\":true}" : "{\"signal\":\"more\"}");
+    ts_buf_append_str(&text, "]}");
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_scenario s;
+    CHECK(load_scenario(&arena, text.data, &s));
+    for (int mutant = 0; mutant < 2; mutant++) {
+        counting_store store = {{&counting_vtable}, ts_memory_store_new(), 0};
+        ts_engine_options options = {.mutant = mutant ? TS_ENGINE_MUTANT_COUNTER_IDS : TS_ENGINE_CORRECT};
+        ts_engine_state state;
+        ts_error err;
+        ts_error_clear(&err);
+        CHECK(ts_engine_drive(&store.base, &s, &options, &state, NULL, &err));
+        /* correct: 1 + 3 restarts; a mutant is rebuilt at every event (engine_drive.c) */
+        CHECK(store.loads == (mutant ? 61 : 4));
+        if (!mutant) {
+            ts_journal j;
+            CHECK(ts_store_load(&store.base, &arena, &j, &err));
+            size_t by_leaf = 0;
+            for (size_t i = 0; i < j.task_count; i++) by_leaf += j.tasks[i].input_leaf[0] != '\0';
+            CHECK(j.task_count == 58 && by_leaf == 58);
+            CHECK(ts_journal_check_loaded(&j, &err));
+            ts_journal_free(&j);
+        }
+        ts_store_close(&store.base);
+    }
+    ts_buf_free(&text);
+    ts_arena_free(&arena);
+}
+
 int main(void) {
     TS_RUN(test_n_simple_turns_give_2n_entries);
     TS_RUN(test_tools_suspend_signal_branch);
@@ -457,5 +532,6 @@ int main(void) {
     TS_RUN(test_journal_round_trip_is_byte_identical);
     TS_RUN(test_every_mutant_changes_some_run);
     TS_RUN(test_engine_asks_its_world);
+    TS_RUN(test_events_are_told_not_reloaded);
     return ts_unit_finish();
 }
