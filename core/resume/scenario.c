@@ -126,6 +126,24 @@ static bool read_events(const ts_json *events, ts_arena *arena, ts_scenario *out
     return true;
 }
 
+/* The cost cap (scenario.h). */
+static bool check_cost(const ts_scenario *s, ts_error *err) {
+    uint64_t steps = s->event_count + s->llm_count, rebuilds = 0;
+    for (size_t i = 0; i < s->llm_count; i++) {
+        const ts_json *calls = ts_json_get(&s->llm[i], "toolCalls");
+        if (calls && calls->kind == TS_JSON_ARRAY) steps += calls->u.a.count;
+    }
+    for (size_t i = 0; i < s->event_count; i++)
+        rebuilds += s->events[i].kind == TS_EVENT_RESTART || s->events[i].kind == TS_EVENT_BRANCH;
+    if (steps <= TS_SCENARIO_MAX_STEPS && (1 + rebuilds) * steps <= TS_SCENARIO_MAX_WORK) return true;
+    char what[300];
+    snprintf(what, sizeof what,
+             "the scenario is too large: %llu steps (events, LLM answers and their tool calls) and %llu restarts and "
+             "branches; the limits are %llu steps and (1 + restarts + branches) x steps <= %llu (core/resume/scenario.h)",
+             (unsigned long long)steps, (unsigned long long)rebuilds, TS_SCENARIO_MAX_STEPS, TS_SCENARIO_MAX_WORK);
+    return fail(err, "events", what);
+}
+
 bool ts_scenario_from_json(const ts_json *value, ts_arena *arena, ts_scenario *out, ts_error *err) {
     memset(out, 0, sizeof *out);
     if (value->kind != TS_JSON_OBJECT) return fail(err, "", "a scenario must be an object");
@@ -158,7 +176,7 @@ bool ts_scenario_from_json(const ts_json *value, ts_arena *arena, ts_scenario *o
             return fail(err, path, "is not a scenario field (executionId, clock, input, llm, tools, events)");
         }
     }
-    return true;
+    return check_cost(out, err);
 }
 
 const ts_tool_script *ts_scenario_tool(const ts_scenario *scenario, ts_str name) {

@@ -68,6 +68,17 @@ typedef struct ts_scenario {
     size_t event_count;
 } ts_scenario;
 
+/* What a scenario may ask for. A run costs time in proportion to its steps — the engine is
+ * told of each event and never reads its journal again — except that every restart and every
+ * branch rebuilds the conversation from the journal. So a scenario is refused (the error names
+ * "events") when
+ *   steps = events + LLM answers + the tool calls those answers script > TS_SCENARIO_MAX_STEPS,
+ *   or (1 + restarts + branches) x steps > TS_SCENARIO_MAX_WORK.
+ * At the limits a run takes minutes, not days (a journal of a million entries at
+ * synchronous=NORMAL). */
+#define TS_SCENARIO_MAX_STEPS 1000000ULL
+#define TS_SCENARIO_MAX_WORK 100000000ULL
+
 /* Reads a scenario from a parsed document (values borrowed from it). Errors name the field,
  * e.g. "events[3].complete". */
 bool ts_scenario_from_json(const ts_json *value, ts_arena *arena, ts_scenario *out, ts_error *err);
