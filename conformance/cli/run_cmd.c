@@ -19,6 +19,13 @@ static const char run_usage[] =
     "has applied are not applied again, and the engine continues from its last checkpoint. Prints\n"
     "one line: where the execution stopped and how many commits this run made.\n"
     "\n"
+    "One run owns a journal at a time: a second `turnstile run` on the same FILE says so on\n"
+    "stderr and waits, before reading or writing anything, until the first has finished; then\n"
+    "it resumes what the first left (nothing, when the first reached the last event). FILE must\n"
+    "be a regular file (or a symlink to one) on a local file system.\n"
+    "A scenario may hold at most 1,000,000 steps (events, LLM answers and scripted tool calls)\n"
+    "and (1 + restarts + branches) x steps at most 100,000,000 (core/resume/scenario.h).\n"
+    "\n"
     "options:\n"
     "  --db FILE                 the journal (SQLite, WAL mode); required\n"
     "  --sync full|normal        SQLite synchronous setting (default full: a commit survives power loss)\n"
@@ -30,18 +37,31 @@ static const char run_usage[] =
     "(the error says which; the journal is left as its last complete commit).\n";
 
 static const char journal_usage[] =
-    "usage: turnstile journal --db FILE [--pretty] [--transcript]\n"
+    "usage: turnstile journal --db FILE [--pretty] [--transcript] [--numbered-ids]\n"
     "\n"
     "Prints the journal in FILE as JSON (conformance/PROTOCOL.md, op journal): executionId, the\n"
-    "visible transcript (root to the last checkpoint's leaf), every entry, tasks, signals, the\n"
-    "checkpoint and eventsApplied. --transcript prints the transcript alone.\n"
+    "visible transcript (root to the last checkpoint's leaf), every entry, tasks (each LLM\n"
+    "task's input is its transcript, in canonical form), signals, the checkpoint and\n"
+    "eventsApplied. --transcript prints the transcript alone. --numbered-ids replaces every\n"
+    "entry id by its position, \"#0\", \"#1\"... (entry ids are random: two runs of one scenario\n"
+    "compare equal this way).\n"
+    "\n"
+    "It only reads: nothing is written or created (no schema in an empty file, no -wal or -shm\n"
+    "files), and it works in a read-only directory and while a run is writing FILE. Every row is\n"
+    "checked as it is read (UTF-8, JSON, ids, task keys, the journal's invariants).\n"
     "\n"
     "exit status: 0 printed; 2 bad usage or no such journal; 1 the journal cannot be read\n"
-    "(a newer schema, another application's database, corrupt rows: the error says which).\n";
+    "(an empty file, a newer schema, another application's database, a damaged row: the error\n"
+    "says which).\n";
 
 static bool file_exists(const char *path) {
     struct stat st;
     return stat(path, &st) == 0;
+}
+
+static bool emit_stdout(void *context, const char *data, size_t len) {
+    (void)context;
+    return fwrite(data, 1, len, stdout) == len;
 }
 
 static int print_value(const ts_json *value, bool pretty, const char *command) {
@@ -53,6 +73,11 @@ static int print_value(const ts_json *value, bool pretty, const char *command) {
     ts_buf_free(&out);
     if (!ok) fprintf(stderr, "turnstile %s: cannot write the journal\n", command);
     return ok ? TS_EXIT_OK : TS_EXIT_FAILURE;
+}
+
+static void say_waiting(void *context, const char *path) {
+    (void)context;
+    fprintf(stderr, "turnstile run: %s: another process is running this journal; waiting for it to finish\n", path);
 }
 
 int ts_cli_run(int argc, char **argv) {
@@ -114,6 +139,8 @@ int ts_cli_run(int argc, char **argv) {
         status = TS_EXIT_USAGE;
         goto done;
     }
+    sqlite_options.owner = TS_SQLITE_OWNER_WAIT; /* one run owns a journal at a time */
+    sqlite_options.on_wait = say_waiting;
     store = ts_sqlite_store_open(db, &sqlite_options, &err);
     if (!store) {
         fprintf(stderr, "turnstile run: %s: %s\n", db, err.message);
@@ -139,9 +166,43 @@ done:
     return status;
 }
 
+/* The visible transcript alone: the path's entries (no task inputs are written out). */
+static int print_transcript(const ts_journal *journal, bool pretty, bool numbered) {
+    ts_arena arena;
+    ts_arena_init(&arena);
+    const ts_entry **path = NULL;
+    size_t count = 0;
+    ts_error err;
+    ts_error_clear(&err);
+    int status = TS_EXIT_FAILURE;
+    ts_json *items = NULL;
+    if (journal->has_checkpoint && !ts_journal_path(journal, journal->checkpoint.leaf_id, &arena, &path, &count, &err)) {
+        fprintf(stderr, "turnstile journal: %s\n", err.message);
+    } else if (!(items = ts_arena_alloc(&arena, (count ? count : 1) * sizeof *items))) {
+        fprintf(stderr, "turnstile journal: out of memory\n");
+    } else {
+        bool ok = true;
+        for (size_t i = 0; i < count && ok; i++) ok = ts_entry_to_json(path[i], &arena, &items[i]);
+        ts_json transcript = {TS_JSON_ARRAY, {.a = {items, count}}}, shown = transcript;
+        if (numbered) { /* numbered by position in the transcript: the ids' order in "entries" is not here */
+            ts_json_builder b;
+            ts_json_builder_init(&b, &arena);
+            ts_json_builder_add(&b, "entries", transcript);
+            ts_json wrapper, renumbered;
+            ok = ok && ts_json_builder_finish(&b, &wrapper) &&
+                 ts_journal_json_without_ids(&wrapper, &arena, &renumbered);
+            if (ok) shown = *ts_json_get(&renumbered, "entries");
+        }
+        if (ok) status = print_value(&shown, pretty, "journal");
+        else fprintf(stderr, "turnstile journal: out of memory\n");
+    }
+    ts_arena_free(&arena);
+    return status;
+}
+
 int ts_cli_journal(int argc, char **argv) {
     const char *db = NULL;
-    bool pretty = false, transcript_only = false;
+    bool pretty = false, transcript_only = false, numbered = false;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(journal_usage, stdout);
@@ -152,6 +213,8 @@ int ts_cli_journal(int argc, char **argv) {
             pretty = true;
         } else if (strcmp(argv[i], "--transcript") == 0) {
             transcript_only = true;
+        } else if (strcmp(argv[i], "--numbered-ids") == 0) {
+            numbered = true;
         } else {
             fprintf(stderr, "turnstile journal: unknown argument '%s' (see turnstile journal --help)\n", argv[i]);
             return TS_EXIT_USAGE;
@@ -161,13 +224,14 @@ int ts_cli_journal(int argc, char **argv) {
         fprintf(stderr, "turnstile journal: --db FILE is required (see turnstile journal --help)\n");
         return TS_EXIT_USAGE;
     }
-    if (!file_exists(db)) { /* opening would create an empty journal */
+    if (!file_exists(db)) {
         fprintf(stderr, "turnstile journal: %s: no such journal\n", db);
         return TS_EXIT_USAGE;
     }
     ts_error err;
     ts_error_clear(&err);
-    ts_store *store = ts_sqlite_store_open(db, NULL, &err);
+    ts_sqlite_options options = {.read_only = true};
+    ts_store *store = ts_sqlite_store_open(db, &options, &err);
     if (!store) {
         fprintf(stderr, "turnstile journal: %s: %s\n", db, err.message);
         return TS_EXIT_FAILURE;
@@ -176,14 +240,28 @@ int ts_cli_journal(int argc, char **argv) {
     ts_arena_init(&arena);
     ts_journal journal;
     ts_journal_init(&journal);
-    ts_json value;
-    int status;
-    if (!ts_store_load(store, &arena, &journal, &err) || !ts_journal_to_json(&journal, &arena, &value, &err)) {
+    int status = TS_EXIT_OK;
+    if (!ts_store_load(store, &arena, &journal, &err)) {
         fprintf(stderr, "turnstile journal: %s: %s\n", db, err.message);
         status = TS_EXIT_FAILURE;
-    } else {
-        const ts_json *transcript = ts_json_get(&value, "transcript");
-        status = print_value(transcript_only ? transcript : &value, pretty, "journal");
+    } else if (transcript_only) {
+        status = print_transcript(&journal, pretty, numbered);
+    } else if (numbered) { /* the whole form, renumbered: built in memory */
+        ts_json value, renumbered;
+        if (!ts_journal_to_json(&journal, &arena, &value, &err) ||
+            !ts_journal_json_without_ids(&value, &arena, &renumbered)) {
+            fprintf(stderr, "turnstile journal: %s: %s\n", db, err.message[0] ? err.message : "out of memory");
+            status = TS_EXIT_FAILURE;
+        } else {
+            status = print_value(&renumbered, pretty, "journal");
+        }
+    } else { /* streamed: memory stays bounded by the largest task, not the form */
+        bool ok = ts_journal_write_json(&journal, pretty ? TS_WRITE_PRETTY : TS_WRITE_COMPACT, emit_stdout, NULL, &err) &&
+                  fputc('\n', stdout) != EOF && fflush(stdout) == 0;
+        if (!ok) {
+            fprintf(stderr, "turnstile journal: %s: %s\n", db, err.message[0] ? err.message : "cannot write the journal");
+            status = TS_EXIT_FAILURE;
+        }
     }
     ts_journal_free(&journal);
     ts_arena_free(&arena);
