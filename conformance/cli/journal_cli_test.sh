@@ -90,28 +90,29 @@ damage() { # NAME SQL PATTERN
     name="$1 (run)"
     expect 1 "$3" run "$TMP/scenario.json" --db "$TMP/bad.db"
 }
-damage invalid_utf8 "UPDATE entries SET content = CAST(X'7B2274657874223A2261FF227D' AS TEXT) WHERE seq = 2" \
-    'load: entries row 2 is not JSON'
-damage not_json "UPDATE signals SET content = '{' WHERE seq = 1" 'load: signals row 1 is not JSON'
-damage bad_timestamp "UPDATE entries SET timestamp = '2026-13-01T00:00:00Z' WHERE seq = 3" \
-    'load: entries row 3: entry .*: timestamp "2026-13-01T00:00:00Z" is not an RFC 3339 timestamp'
-damage task_id "UPDATE tasks SET task_id = '00000000-0000-4000-8000-000000000009' WHERE seq = 2" \
-    'load: tasks row 2: task 00000000-0000-4000-8000-000000000009: its id is not UUIDv5 of its key'
-damage changed_transcript "UPDATE entries SET content = '{\"text\":\"What is 2+4?\"}' WHERE seq = 1" \
+damage invalid_utf8 "UPDATE log SET body = CAST(X'7B2274657874223A2261FF227D' AS TEXT) WHERE seq = 2" \
+    'load: log row 2 is not JSON'
+damage not_json "UPDATE log SET body = '{' WHERE kind = 'signal'" 'load: log row [0-9]+ is not JSON'
+damage bad_timestamp "UPDATE log SET timestamp = '2026-13-01T00:00:00Z' WHERE seq = 1" \
+    'load: log row 1: entry .*: timestamp "2026-13-01T00:00:00Z" is not an RFC 3339 timestamp'
+damage task_id "UPDATE log SET id = '00000000-0000-4000-8000-000000000009' WHERE kind = 'task' AND name = 'add'" \
+    'load: log row [0-9]+: task 00000000-0000-4000-8000-000000000009: its id is not UUIDv5 of its key'
+damage changed_transcript "UPDATE log SET body = '{\"text\":\"What is 2+4?\"}' WHERE seq = 1" \
     'the journal is damaged: tasks\[0\] .* is not the key of its input'
-damage events_int64_max "UPDATE meta SET events_applied = 9223372036854775807" \
+damage events_int64_max "UPDATE log SET events = 9223372036854775807 WHERE kind = 'event'" \
     'eventsApplied 9223372036854775807: not between'
-damage sequence_int64_max "UPDATE checkpoint SET sequence = 9223372036854775807" \
+damage sequence_int64_max "UPDATE log SET cp_sequence = cp_sequence + 9223372036854775801 WHERE cp_sequence IS NOT NULL" \
     'checkpoint: sequence 9223372036854775807 is not between 1 and 9007199254740991'
-damage signals_consumed "UPDATE checkpoint SET signals_consumed = 5" 'checkpoint: 5 signals consumed, but the inbox holds 1'
-damage dangling_parent "INSERT INTO entries(entry_id, parent_id, role, content, timestamp) VALUES
-    ('00000000-0000-4000-8000-0000000000aa', '00000000-0000-4000-8000-0000000000bb', 'user', '{}', '2026-05-13T10:00:09Z')" \
+damage signals_consumed "UPDATE log SET cp_consumed = 5 WHERE cp_sequence = (SELECT max(cp_sequence) FROM log)" \
+    'checkpoint: 5 signals consumed, but the inbox holds 1'
+damage dangling_parent "INSERT INTO log(kind, id, parent, name, body, timestamp) VALUES ('entry',
+    '00000000-0000-4000-8000-0000000000aa', '00000000-0000-4000-8000-0000000000bb', 'user', '{}', '2026-05-13T10:00:09Z')" \
     'entry 00000000-0000-4000-8000-0000000000aa\): parent 00000000-0000-4000-8000-0000000000bb is not an earlier entry'
 
 # A journal that has applied more events than the scenario holds is not this scenario's.
 name=more_events_than_the_scenario
 cp "$TMP/d/j.db" "$TMP/more.db"
-python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('UPDATE meta SET events_applied = 7'); c.commit()" "$TMP/more.db"
+python3 -c "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"UPDATE log SET events = 7 WHERE kind = 'event'\"); c.commit()" "$TMP/more.db"
 expect 1 'the journal has applied 7 events, but the scenario has 2' run "$TMP/scenario.json" --db "$TMP/more.db"
 
 # Too large a scenario is refused before anything runs (scenario.h: the cost cap).

@@ -67,7 +67,8 @@ bool ts_journal_check_completion(const ts_journal *journal, const ts_task *task,
  * before the execution began. */
 bool ts_journal_check_event(const ts_journal *journal, uint64_t events_applied, ts_error *err);
 
-/* Everything a journal read back from storage must hold, beyond each item's own rules: an
+/* Everything a journal read back from storage must hold, beyond each item's own rules (which
+ * its reader applies to every row, ts_entry_check and ts_task_check, naming the row): an
  * execution id (or, without one, nothing else); entry and task ids unique; every parent an
  * earlier entry (so no cycle, and no abandoned entry hangs from nothing); every input_leaf an
  * entry, and every such task's key the key of that transcript (hashed in one pass over the

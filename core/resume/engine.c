@@ -233,7 +233,7 @@ static bool name_llm_task(ts_engine *e, ts_task *out, ts_arena *arena, ts_error 
     out->kind = ts_str_from(TS_LLM_TASK_KIND);
     snprintf(out->input_leaf, sizeof out->input_leaf, "%s", e->leaf_id);
     out->result = ts_json_make_null();
-    return ts_transcript_key_finish(&e->key, out->key, err) && ts_task_id(out->key, out->id, err);
+    return ts_engine_current_key(e, out->key, err) && ts_task_id(out->key, out->id, err);
 }
 
 /* ----------------------------------------------------------------------------- steps ---- */
@@ -461,9 +461,8 @@ ts_engine *ts_engine_open(ts_store *store, ts_world *world, const char *executio
         oom(err);
         goto fail;
     }
-    if (e->journal.has_checkpoint ? !ts_engine_rebuild_conversation(e, e->journal.checkpoint.leaf_id, true, err)
-                                  : !ts_engine_restart_key(e, true, err))
-        goto fail;
+    if (!e->journal.has_checkpoint) ts_engine_restart_key(e, true);
+    else if (!ts_engine_rebuild_conversation(e, e->journal.checkpoint.leaf_id, true, err)) goto fail;
     return e;
 fail:
     ts_engine_close(e);

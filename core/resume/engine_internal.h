@@ -39,12 +39,15 @@ struct ts_engine {
     char (*message_ids)[TS_UUID_TEXT]; /* and the ids of their entries */
     size_t message_count, message_cap;
     char leaf_id[TS_UUID_TEXT];
-    /* The key an LLM task would get for the messages so far, grown one message at a time
-     * (taskid.h), so naming a task costs its last message, not its whole transcript. Kept
-     * while the messages are the stored path byte for byte (`faithful`); an LLM task's input
-     * is then kept as its leaf. A mutant that rewrites messages (timestamps regenerated) or
-     * canonicalises another way (the seed's keys) names tasks from the whole text instead. */
+    /* The key an LLM task would get for the first key_messages messages, grown one message at
+     * a time (taskid.h), so naming a task costs its last message, not its whole transcript.
+     * Kept while the messages are the stored path byte for byte (`faithful`); an LLM task's
+     * input is then kept as its leaf. After a rebuild the key starts empty and catches up when
+     * a task is named (a resumed engine with nothing to do hashes nothing). A mutant that
+     * rewrites messages (timestamps regenerated) or canonicalises another way (the seed's
+     * keys) names tasks from the whole text instead. */
     ts_transcript_key key;
+    size_t key_messages;
     bool faithful;
     ts_buf canonical;        /* scratch: one message's canonical text */
     uint64_t llm_answers;    /* LLM tasks with a recorded result: the world's answer ordinal */
@@ -59,8 +62,11 @@ struct ts_engine {
 
 /* Appends one message to the conversation (and, while faithful, to the running key). */
 bool ts_engine_push_message(ts_engine *engine, const ts_entry *entry, ts_str timestamp, ts_error *err);
-/* Starts the running key over; faithful says whether the messages will be the stored path. */
-bool ts_engine_restart_key(ts_engine *engine, bool faithful, ts_error *err);
+/* Starts the running key over (empty, caught up when needed); faithful says whether the
+ * messages will be the stored path. */
+void ts_engine_restart_key(ts_engine *engine, bool faithful);
+/* The running key of all the messages (catching up on those not yet in it). */
+bool ts_engine_current_key(ts_engine *engine, char out[TS_TASK_KEY_TEXT_LEN + 1], ts_error *err);
 /* Rebuilds the conversation from the stored path to leaf; `reload` marks the rebuild after a
  * load, the one place the timestamps-on-load mutant reads the clock. */
 bool ts_engine_rebuild_conversation(ts_engine *engine, const char *leaf, bool reload, ts_error *err);

@@ -15,6 +15,16 @@ static bool oom(ts_error *err) {
 
 /* ------------------------------------------------------------------- the conversation ---- */
 
+/* Hashes one message ({"role", "content", "timestamp"}) into the running key. */
+static bool add_to_key(ts_engine *e, const ts_json *message, ts_error *err) {
+    ts_buf_reset(&e->canonical);
+    if (!ts_llm_message_canon(&e->canonical, ts_json_string(ts_json_get(message, "role")), ts_json_get(message, "content"),
+                              ts_json_string(ts_json_get(message, "timestamp")), err))
+        return false;
+    ts_transcript_key_add(&e->key, e->canonical.data, e->canonical.len);
+    return true;
+}
+
 /* Appends one message; while the messages are the stored path, its canonical text joins the
  * running key. */
 bool ts_engine_push_message(ts_engine *e, const ts_entry *entry, ts_str timestamp, ts_error *err) {
@@ -34,15 +44,24 @@ bool ts_engine_push_message(ts_engine *e, const ts_entry *entry, ts_str timestam
     ts_json *message = &e->messages[e->message_count];
     if (!ts_llm_message(entry, timestamp, &e->arena, message)) return oom(err);
     e->message_count++;
-    return !e->faithful || ts_transcript_key_add_json(&e->key, message, &e->canonical, err);
+    if (!e->faithful || !e->key.state || e->key_messages + 1 != e->message_count) return true; /* caught up later */
+    e->key_messages++;
+    return add_to_key(e, message, err);
 }
 
 /* The running key starts over (a rebuilt conversation). Only the correct canonical form is
  * grown this way; the seed's canonicaliser (a mutant) names every task from its whole text. */
-bool ts_engine_restart_key(ts_engine *e, bool faithful, ts_error *err) {
+void ts_engine_restart_key(ts_engine *e, bool faithful) {
     ts_transcript_key_free(&e->key);
+    e->key_messages = 0;
     e->faithful = faithful && e->options.mutant != TS_ENGINE_MUTANT_UNESCAPED_KEYS;
-    return !e->faithful || ts_transcript_key_begin(&e->key, e->journal.execution_id, err);
+}
+
+bool ts_engine_current_key(ts_engine *e, char out[TS_TASK_KEY_TEXT_LEN + 1], ts_error *err) {
+    if (!e->key.state && !ts_transcript_key_begin(&e->key, e->journal.execution_id, err)) return false;
+    for (; e->key_messages < e->message_count; e->key_messages++)
+        if (!add_to_key(e, &e->messages[e->key_messages], err)) return false;
+    return ts_transcript_key_finish(&e->key, out, err);
 }
 
 /* Rebuilds the conversation from the stored path to leaf. `reload` marks the rebuild after a
@@ -52,7 +71,7 @@ bool ts_engine_rebuild_conversation(ts_engine *e, const char *leaf, bool reload,
     size_t count;
     if (!ts_journal_path(&e->journal, leaf, &e->arena, &path, &count, err)) return false;
     bool regenerate = reload && e->options.mutant == TS_ENGINE_MUTANT_TIMESTAMPS_ON_LOAD;
-    if (!ts_engine_restart_key(e, !regenerate, err)) return false;
+    ts_engine_restart_key(e, !regenerate);
     e->message_count = 0;
     for (size_t i = 0; i < count; i++) {
         ts_str timestamp = path[i]->timestamp;

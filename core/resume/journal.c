@@ -44,26 +44,111 @@ bool ts_entry_same(const ts_entry *a, const ts_entry *b) {
 }
 
 bool ts_uuid_text_valid(const char *s) {
-    if (strlen(s) != 36) return false;
+    /* 8-4-4-4-12: a dash at 8, 13, 18 and 23, lowercase hex elsewhere, and the NUL at 36. */
+    static const unsigned char lower_hex[256] = {
+        ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+        ['8'] = 1, ['9'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
+    };
+    const unsigned char *u = (const unsigned char *)s;
     for (int i = 0; i < 36; i++) {
         bool dash = i == 8 || i == 13 || i == 18 || i == 23;
-        if (dash ? s[i] != '-' : !((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return false;
+        if (dash ? u[i] != '-' : !lower_hex[u[i]]) return false; /* a NUL stops here too */
     }
-    return true;
+    return u[36] == '\0';
 }
 
 /* ------------------------------------------------------------------ the journal itself --- */
 
+/* --------------------------------------------------------------------- the id index ---- */
+
+/* The 16 bytes of canonical UUID text, as two words; false for any other text. */
+static bool uuid_words(const char *id, uint64_t *hi, uint64_t *lo) {
+    static const signed char nibble[256] = {
+        ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+        ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    }; /* the value + 1; 0: not a lowercase hex digit */
+    uint64_t words[2] = {0, 0};
+    int digits = 0;
+    for (int i = 0; i < 36; i++) {
+        unsigned char c = (unsigned char)id[i];
+        if (i == 8 || i == 13 || i == 18 || i == 23) {
+            if (c != '-') return false;
+            continue;
+        }
+        if (!nibble[c]) return false; /* a NUL ends short text here */
+        words[digits / 16] = words[digits / 16] << 4 | (uint64_t)(nibble[c] - 1);
+        digits++;
+    }
+    if (id[36] != '\0') return false;
+    *hi = words[0];
+    *lo = words[1];
+    return true;
+}
+
+static size_t slot_of(const ts_id_index *index, uint64_t hi, uint64_t lo) {
+    uint64_t h = (hi ^ (lo * 0x9E3779B97F4A7C15ULL)) * 0xBF58476D1CE4E5B9ULL;
+    size_t mask = index->capacity - 1;
+    size_t i = (size_t)(h >> 32) & mask;
+    while (index->slots[3 * i + 2] && (index->slots[3 * i] != hi || index->slots[3 * i + 1] != lo)) i = (i + 1) & mask;
+    return i;
+}
+
+static bool index_grow(ts_id_index *index) {
+    size_t capacity = index->capacity ? 2 * index->capacity : 64;
+    uint64_t *slots = calloc(3 * capacity, sizeof *slots);
+    if (!slots) return false;
+    ts_id_index old = *index;
+    index->slots = slots;
+    index->capacity = capacity;
+    for (size_t i = 0; i < old.capacity; i++) {
+        if (!old.slots[3 * i + 2]) continue;
+        size_t at = slot_of(index, old.slots[3 * i], old.slots[3 * i + 1]);
+        memcpy(&index->slots[3 * at], &old.slots[3 * i], 3 * sizeof *slots);
+    }
+    free(old.slots);
+    return true;
+}
+
+/* Inserts or overwrites id -> position; `stable` is a copy of id that lives as long as the
+ * journal (the string map borrows its keys). */
+static bool index_put(ts_id_index *index, const char *id, ts_str stable, size_t position) {
+    uint64_t hi, lo;
+    if (!uuid_words(id, &hi, &lo)) return stable.ptr && ts_strmap_put(&index->other, 0, stable, position);
+    if ((index->count + 1) * 2 > index->capacity && !index_grow(index)) return false;
+    size_t at = slot_of(index, hi, lo);
+    if (!index->slots[3 * at + 2]) index->count++;
+    index->slots[3 * at] = hi;
+    index->slots[3 * at + 1] = lo;
+    index->slots[3 * at + 2] = (uint64_t)position + 1;
+    return true;
+}
+
+static bool index_get(const ts_id_index *index, const char *id, size_t *position) {
+    uint64_t hi, lo;
+    if (!uuid_words(id, &hi, &lo)) return ts_strmap_get(&index->other, 0, ts_str_from(id), position);
+    if (index->capacity == 0) return false;
+    size_t at = slot_of(index, hi, lo);
+    if (!index->slots[3 * at + 2]) return false;
+    *position = (size_t)index->slots[3 * at + 2] - 1;
+    return true;
+}
+
+static void index_free(ts_id_index *index) {
+    free(index->slots);
+    ts_strmap_free(&index->other);
+    memset(index, 0, sizeof *index);
+}
+
 void ts_journal_init(ts_journal *journal) {
     memset(journal, 0, sizeof *journal);
-    ts_strmap_init(&journal->entry_index);
-    ts_strmap_init(&journal->task_index);
+    ts_strmap_init(&journal->entry_index.other);
+    ts_strmap_init(&journal->task_index.other);
 }
 
 void ts_journal_free(ts_journal *journal) {
     if (!journal) return;
-    ts_strmap_free(&journal->entry_index);
-    ts_strmap_free(&journal->task_index);
+    index_free(&journal->entry_index);
+    index_free(&journal->task_index);
 }
 
 /* Makes room for one more item in an arena array that doubles as it grows. */
@@ -98,10 +183,10 @@ static bool append_entry(ts_journal *journal, ts_arena *arena, const ts_entry *e
     ts_entry *slot = &journal->entries[journal->entry_count];
     if (copy && !copy_entry(arena, entry, slot)) return false;
     if (!copy) *slot = *entry;
-    /* The map borrows its key: the id inside the arena copy lives as long as the journal.
-     * Growing the array may move it, so the key is a stable copy of its own. */
-    ts_str key = ts_str_dup(arena, ts_str_from(slot->id));
-    if (!key.ptr || !ts_strmap_put(&journal->entry_index, 0, key, journal->entry_count)) return false;
+    /* A non-canonical id goes to the string map, which borrows its key: growing the array
+     * may move the id, so the key is a stable copy of its own. */
+    ts_str key = ts_uuid_text_valid(slot->id) ? (ts_str){NULL, 0} : ts_str_dup(arena, ts_str_from(slot->id));
+    if (!index_put(&journal->entry_index, slot->id, key, journal->entry_count)) return false;
     journal->entry_count++;
     return true;
 }
@@ -112,8 +197,8 @@ static bool append_task(ts_journal *journal, ts_arena *arena, const ts_task *tas
     ts_task *slot = &journal->tasks[journal->task_count];
     if (copy && !copy_task(arena, task, slot)) return false;
     if (!copy) *slot = *task;
-    ts_str key = ts_str_dup(arena, ts_str_from(slot->id));
-    if (!key.ptr || !ts_strmap_put(&journal->task_index, 0, key, journal->task_count)) return false;
+    ts_str key = ts_uuid_text_valid(slot->id) ? (ts_str){NULL, 0} : ts_str_dup(arena, ts_str_from(slot->id));
+    if (!index_put(&journal->task_index, slot->id, key, journal->task_count)) return false;
     journal->task_count++;
     return true;
 }
@@ -149,13 +234,13 @@ bool ts_journal_adopt_signal(ts_journal *journal, ts_arena *arena, const ts_json
 
 const ts_entry *ts_journal_find_entry(const ts_journal *journal, const char *id) {
     size_t index;
-    if (!id[0] || !ts_strmap_get(&journal->entry_index, 0, ts_str_from(id), &index)) return NULL;
+    if (!id[0] || !index_get(&journal->entry_index, id, &index)) return NULL;
     return &journal->entries[index];
 }
 
 ts_task *ts_journal_find_task(const ts_journal *journal, const char *id) {
     size_t index;
-    if (!id[0] || !ts_strmap_get(&journal->task_index, 0, ts_str_from(id), &index)) return NULL;
+    if (!id[0] || !index_get(&journal->task_index, id, &index)) return NULL;
     return &journal->tasks[index];
 }
 
@@ -201,6 +286,19 @@ bool ts_llm_message(const ts_entry *entry, ts_str timestamp, ts_arena *arena, ts
     ts_json_builder_add(&b, "content", entry->content);
     ts_json_builder_add(&b, "timestamp", ts_json_make_string(timestamp));
     return ts_json_builder_finish(&b, out);
+}
+
+bool ts_llm_message_canon(ts_buf *out, ts_str role, const ts_json *content, ts_str timestamp, ts_error *err) {
+    ts_json role_value = ts_json_make_string(role), timestamp_value = ts_json_make_string(timestamp);
+    ts_buf_append_str(out, "{\"content\":");
+    if (!ts_canon_write(out, content, err)) return false;
+    ts_buf_append_str(out, ",\"role\":");
+    if (!ts_canon_write(out, &role_value, err)) return false;
+    ts_buf_append_str(out, ",\"timestamp\":");
+    if (!ts_canon_write(out, &timestamp_value, err)) return false;
+    ts_buf_append_char(out, '}');
+    if (out->failed) ts_error_set(err, "out of memory");
+    return !out->failed;
 }
 
 bool ts_journal_llm_input(const ts_journal *journal, const char *leaf, ts_arena *arena, ts_json *out, ts_error *err) {

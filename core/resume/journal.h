@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "core/json/arena.h"
+#include "core/json/buf.h"
 #include "core/json/codec.h"
 #include "core/json/error.h"
 #include "core/json/json.h"
@@ -96,6 +97,16 @@ typedef struct ts_checkpoint {
 
 /* ------------------------------------------------------------------------- a journal ----- */
 
+/* The journal's id -> position index (private to journal.c). A canonical UUID is kept as its
+ * 16 bytes in the slot itself — no string hashed, compared or chased — which is what a load
+ * of 10^5 entries spends its lookups on; any other id text goes to the string map. */
+typedef struct ts_id_index {
+    uint64_t *slots;     /* 3 words a slot: the id's two halves and position + 1 (0: empty) */
+    size_t capacity;     /* slots, a power of two, or 0 */
+    size_t count;
+    ts_strmap other;     /* ids that are not canonical UUID text */
+} ts_id_index;
+
 typedef struct ts_journal {
     char execution_id[TS_UUID_TEXT];
     ts_entry *entries;          /* every entry ever committed, in commit order (the tree) */
@@ -109,7 +120,7 @@ typedef struct ts_journal {
     uint64_t events_applied;    /* how many scenario events the outside world has applied */
     /* private: capacities and id -> index maps (heap; see ts_journal_free) */
     size_t entry_cap, task_cap, signal_cap;
-    ts_strmap entry_index, task_index;
+    ts_id_index entry_index, task_index;
 } ts_journal;
 
 /* An empty journal (no execution id). Its items are allocated in the arena passed to each
@@ -145,6 +156,12 @@ bool ts_journal_path(const ts_journal *journal, const char *leaf_id, ts_arena *a
  * given timestamp (the entry's own, except where a mutant regenerates it). Borrows the
  * entry's content; allocates in arena. */
 bool ts_llm_message(const ts_entry *entry, ts_str timestamp, ts_arena *arena, ts_json *out);
+
+/* Appends the RFC 8785 canonical text of the message {"role": role, "content": content,
+ * "timestamp": timestamp} to out — members in canonical order, without building the object —
+ * byte for byte what ts_canon_write gives for ts_llm_message's value. false (err) when content
+ * or the timestamp is not I-JSON. */
+bool ts_llm_message_canon(ts_buf *out, ts_str role, const ts_json *content, ts_str timestamp, ts_error *err);
 
 /* The input of the LLM task that runs after leaf: {"messages": [the transcript from the
  * root to leaf, as ts_llm_message gives each entry]} (SPEC 6.1). Fails (err) as

@@ -45,9 +45,6 @@ static int bind_text(sqlite3_stmt *st, int index, const char *text, size_t len) 
 
 static int bind_cstr(sqlite3_stmt *st, int index, const char *text) { return bind_text(st, index, text, strlen(text)); }
 
-static int bind_id_or_null(sqlite3_stmt *st, int index, const char *id) {
-    return id[0] ? bind_cstr(st, index, id) : sqlite3_bind_null(st, index);
-}
 
 /* Checks a count before it is stored: at most TS_JOURNAL_MAX_COUNT (journal.h). */
 static bool fits_count(uint64_t value, const char *op, const char *what, ts_error *err) {
@@ -58,24 +55,20 @@ static bool fits_count(uint64_t value, const char *op, const char *what, ts_erro
 }
 
 /* Leaves the JSON text of value in out, after checking that the codec reads it back: a value
- * the store could not load again (a non-finite number, invalid UTF-8, a duplicate key) is
+ * the store could not load again (a non-finite number, invalid UTF-8, a duplicate key...) is
  * refused here rather than stored. */
 static bool json_text(sqlite_store *s, ts_buf *out, const ts_json *value, const char *op, const char *what,
                       ts_error *err) {
+    (void)s;
+    const char *why = ts_sqlite_unloadable(value);
+    if (why) {
+        ts_error_set(err, "%s: %s: the value's JSON would not load again (%s); nothing was stored", op, what, why);
+        return false;
+    }
     ts_buf_reset(out);
     if (!ts_codec_write(out, value, TS_WRITE_COMPACT) || !out->data) {
         ts_error_set(err, "%s: %s: the value cannot be written as JSON (a number that is not finite, or out of memory)",
                      op, what);
-        return false;
-    }
-    ts_json parsed;
-    ts_error parse_err;
-    ts_error_clear(&parse_err);
-    bool readable = ts_codec_parse_any(&s->scratch, out->data, out->len, &parsed, &parse_err);
-    ts_arena_free(&s->scratch);
-    if (!readable) {
-        ts_error_set(err, "%s: %s: the value's JSON would not load again (%s); nothing was stored", op, what,
-                     parse_err.message);
         return false;
     }
     return true;
@@ -186,22 +179,50 @@ static bool write_refused(sqlite_store *s, const char *op, ts_error *err) {
 
 /* --------------------------------------------------------------------- write calls -------- */
 
-static bool write_entry(sqlite_store *s, const ts_entry *e, ts_error *err) {
-    char what[80];
-    snprintf(what, sizeof what, "inserting entry %s", e->id);
-    if (!json_text(s, &s->text, &e->content, "commit", what, err)) return false;
-    sqlite3_stmt *st = s->statements[ST_INSERT_ENTRY];
-    int rc = bind_cstr(st, 1, e->id);
-    if (rc == SQLITE_OK) rc = bind_id_or_null(st, 2, e->parent_id);
-    if (rc == SQLITE_OK) rc = bind_cstr(st, 3, ts_entry_role_name(e->role));
-    if (rc == SQLITE_OK) rc = bind_text(st, 4, s->text.data, s->text.len);
-    if (rc == SQLITE_OK) rc = bind_text(st, 5, e->timestamp.ptr, e->timestamp.len);
-    if (rc != SQLITE_OK) return ts_sqlite_failed(s, err, "commit", what, rc);
-    return run(s, ST_INSERT_ENTRY, "commit", what, err);
+/* One log row being written: its columns' values (absent: SQL NULL). */
+typedef struct log_row {
+    ts_str text[COL_COUNT + 1];
+    bool has_int[COL_COUNT + 1];
+    int64_t integer[COL_COUNT + 1];
+} log_row;
+
+static void row_text(log_row *row, log_column column, ts_str value) { row->text[column] = value; }
+static void row_cstr(log_row *row, log_column column, const char *value) {
+    row->text[column] = value && value[0] ? ts_str_from(value) : (ts_str){NULL, 0};
+}
+static void row_int(log_row *row, log_column column, uint64_t value) {
+    row->has_int[column] = true;
+    row->integer[column] = (int64_t)value;
+}
+
+/* The checkpoint's columns on the row that closes its commit; its state's text in s->text3. */
+static bool row_checkpoint(sqlite_store *s, log_row *row, const ts_checkpoint *cp, ts_error *err) {
+    if (!fits_count(cp->sequence, "commit", "checkpoint sequence", err) ||
+        !fits_count(cp->signals_consumed, "commit", "checkpoint signals_consumed", err) ||
+        !json_text(s, &s->text3, &cp->state, "commit", "the checkpoint state", err))
+        return false;
+    row_int(row, COL_CP_SEQUENCE, cp->sequence);
+    row_text(row, COL_CP_LEAF, ts_str_from(cp->leaf_id)); /* "" for none: the column is never NULL here */
+    row_int(row, COL_CP_CONSUMED, cp->signals_consumed);
+    row_text(row, COL_CP_STATE, (ts_str){s->text3.data, s->text3.len});
+    return true;
+}
+
+/* Appends the row (one INSERT, bound from row, which must stay valid until then). */
+static bool append_row(sqlite_store *s, const log_row *row, const char *op, ts_error *err) {
+    sqlite3_stmt *st = s->statements[ST_APPEND];
+    int rc = SQLITE_OK;
+    for (int c = COL_KIND; c <= COL_COUNT && rc == SQLITE_OK; c++) {
+        if (row->has_int[c]) rc = sqlite3_bind_int64(st, c, row->integer[c]);
+        else if (row->text[c].ptr) rc = bind_text(st, c, row->text[c].ptr, row->text[c].len);
+        else rc = sqlite3_bind_null(st, c);
+    }
+    if (rc != SQLITE_OK) return ts_sqlite_failed(s, err, op, "binding a log row", rc);
+    return run(s, ST_APPEND, op, "appending to the log", err);
 }
 
 /* The entry of the batch whose content is, byte for byte, the text in s->text (an LLM answer
- * and its assistant entry), or NULL: such a result is stored as that entry's id. */
+ * and its assistant entry), or NULL: such a result is kept as that entry's id. */
 static const ts_entry *result_holder(sqlite_store *s, const ts_json *result, const ts_entry *entries, size_t count) {
     for (size_t i = 0; i < count; i++) {
         if (result->kind != TS_JSON_OBJECT || !ts_json_equal(result, &entries[i].content)) continue;
@@ -213,81 +234,72 @@ static const ts_entry *result_holder(sqlite_store *s, const ts_json *result, con
     return NULL;
 }
 
-/* Inserts a task, or records a pending one's result (recorded). `entries` are the entries
- * written in the same transaction, which a result may be kept as. */
-static bool write_task(sqlite_store *s, const ts_task *t, bool recorded, const ts_entry *entries, size_t entry_count,
-                       const char *op, ts_error *err) {
-    char what[80];
-    snprintf(what, sizeof what, "%s task %s", recorded ? "updating" : "inserting", t->id);
-    if (!json_text(s, &s->text, &t->result, op, what, err)) return false;
+/* A task row (recorded: a pending task's completion, a "result" row). `entries` are the entries
+ * written in the same transaction, which a result may be kept as. cp: the commit's checkpoint
+ * when this row closes it; events: the events applied after it (0: none). */
+static bool append_task(sqlite_store *s, const ts_task *t, bool recorded, const ts_entry *entries, size_t entry_count,
+                        const ts_checkpoint *cp, uint64_t events, const char *op, ts_error *err) {
+    if (!json_text(s, &s->text, &t->result, op, "a task's result", err)) return false;
     const ts_entry *holder = result_holder(s, &t->result, entries, entry_count);
-    const char *status = ts_task_status_name(t->status);
-    sqlite3_stmt *st;
-    int rc, at;
-    if (recorded) {
-        st = s->statements[ST_UPDATE_TASK];
-        rc = bind_cstr(st, 1, t->id);
-        if (rc == SQLITE_OK) rc = bind_cstr(st, 2, status);
-        at = 3;
-    } else {
-        st = s->statements[ST_INSERT_TASK];
-        rc = bind_cstr(st, 1, t->id);
-        if (rc == SQLITE_OK) rc = bind_cstr(st, 2, t->key);
-        if (rc == SQLITE_OK) rc = bind_text(st, 3, t->kind.ptr, t->kind.len);
-        if (rc == SQLITE_OK)
-            rc = t->input_leaf[0] ? sqlite3_bind_null(st, 4) : bind_text(st, 4, t->input.ptr, t->input.len);
-        if (rc == SQLITE_OK) rc = bind_id_or_null(st, 5, t->input_leaf);
-        if (rc == SQLITE_OK) rc = bind_cstr(st, 6, status);
-        at = 7;
+    log_row row;
+    memset(&row, 0, sizeof row);
+    row_cstr(&row, COL_KIND, recorded ? "result" : "task");
+    row_cstr(&row, COL_ID, t->id);
+    row_cstr(&row, COL_STATUS, ts_task_status_name(t->status));
+    if (holder) row_cstr(&row, COL_HOLDER, holder->id);
+    else row_text(&row, COL_RESULT, (ts_str){s->text.data, s->text.len});
+    if (!recorded) {
+        row_cstr(&row, COL_KEY, t->key);
+        row_text(&row, COL_NAME, t->kind);
+        if (t->input_leaf[0]) row_cstr(&row, COL_PARENT, t->input_leaf);
+        else row_text(&row, COL_BODY, t->input);
     }
-    if (rc == SQLITE_OK) rc = holder ? sqlite3_bind_null(st, at) : bind_text(st, at, s->text.data, s->text.len);
-    if (rc == SQLITE_OK) rc = bind_id_or_null(st, at + 1, holder ? holder->id : "");
-    if (rc != SQLITE_OK) return ts_sqlite_failed(s, err, op, what, rc);
-    if (!run(s, recorded ? ST_UPDATE_TASK : ST_INSERT_TASK, op, what, err)) return false;
-    if (recorded && sqlite3_changes(s->db) != 1) {
-        ts_error_set(err, "%s: %s: the task's row is missing from the file", op, what);
-        return false;
-    }
-    return true;
+    if (events) row_int(&row, COL_EVENTS, events);
+    return (!cp || row_checkpoint(s, &row, cp, err)) && append_row(s, &row, op, err);
 }
 
-static bool write_checkpoint(sqlite_store *s, const ts_checkpoint *cp, ts_error *err) {
-    const char *what = "writing the checkpoint";
-    if (!fits_count(cp->sequence, "commit", "checkpoint sequence", err) ||
-        !fits_count(cp->signals_consumed, "commit", "checkpoint signals_consumed", err) ||
-        !json_text(s, &s->text, &cp->state, "commit", what, err))
-        return false;
-    sqlite3_stmt *st = s->statements[ST_SET_CHECKPOINT];
-    int rc = sqlite3_bind_int64(st, 1, (sqlite3_int64)cp->sequence);
-    if (rc == SQLITE_OK) rc = bind_cstr(st, 2, cp->leaf_id);
-    if (rc == SQLITE_OK) rc = sqlite3_bind_int64(st, 3, (sqlite3_int64)cp->signals_consumed);
-    if (rc == SQLITE_OK) rc = bind_text(st, 4, s->text.data, s->text.len);
-    if (rc != SQLITE_OK) return ts_sqlite_failed(s, err, "commit", what, rc);
-    return run(s, ST_SET_CHECKPOINT, "commit", what, err);
+static bool append_entry(sqlite_store *s, const ts_entry *e, const ts_checkpoint *cp, ts_error *err) {
+    if (!json_text(s, &s->text, &e->content, "commit", "an entry's content", err)) return false;
+    log_row row;
+    memset(&row, 0, sizeof row);
+    row_cstr(&row, COL_KIND, "entry");
+    row_cstr(&row, COL_ID, e->id);
+    row_cstr(&row, COL_PARENT, e->parent_id);
+    row_cstr(&row, COL_NAME, ts_entry_role_name(e->role));
+    row_text(&row, COL_BODY, (ts_str){s->text.data, s->text.len});
+    row_text(&row, COL_TIMESTAMP, e->timestamp);
+    return (!cp || row_checkpoint(s, &row, cp, err)) && append_row(s, &row, "commit", err);
 }
 
-static bool write_events_applied(sqlite_store *s, uint64_t events_applied, const char *op, ts_error *err) {
-    if (!fits_count(events_applied, op, "events_applied", err)) return false;
-    int rc = sqlite3_bind_int64(s->statements[ST_SET_EVENTS], 1, (sqlite3_int64)events_applied);
-    if (rc != SQLITE_OK) return ts_sqlite_failed(s, err, op, "setting events_applied", rc);
-    return run(s, ST_SET_EVENTS, op, "setting events_applied", err);
-}
-
-static bool write_commit_rows(sqlite_store *s, const ts_commit *commit, const bool *new_entries,
-                              const bool *new_tasks, ts_error *err) {
+/* The rows of a decided commit: entries, then tasks (which may name those entries), the
+ * checkpoint on the last row — or on a row of its own when the commit adds nothing else. */
+static bool append_commit(sqlite_store *s, const ts_commit *commit, const bool *new_entries, const bool *new_tasks,
+                          ts_error *err) {
+    size_t last_entry = SIZE_MAX, last_task = SIZE_MAX, holder_count = 0;
     for (size_t i = 0; i < commit->entry_count; i++)
-        if (new_entries[i] && !write_entry(s, &commit->entries[i], err)) return false;
+        if (new_entries[i]) last_entry = i, holder_count++;
+    for (size_t i = 0; i < commit->task_count; i++)
+        if (new_tasks[i]) last_task = i;
+    /* Only entries new in this commit may hold a result (they are written first); a batch that
+     * repeats recorded entries keeps its results inline. */
+    if (holder_count != commit->entry_count) holder_count = 0;
+    const ts_checkpoint *cp = commit->checkpoint;
+    for (size_t i = 0; i < commit->entry_count; i++)
+        if (new_entries[i] &&
+            !append_entry(s, &commit->entries[i], i == last_entry && last_task == SIZE_MAX ? cp : NULL, err))
+            return false;
     for (size_t i = 0; i < commit->task_count; i++) {
         if (!new_tasks[i]) continue;
         bool recorded = ts_journal_find_task(&s->mirror, commit->tasks[i].id) != NULL;
-        /* Only an entry new in this commit may hold a result (it is written above). */
-        const ts_entry *holders = commit->entries;
-        size_t holder_count = 0;
-        for (size_t k = 0; k < commit->entry_count; k++) holder_count += new_entries[k];
-        if (holder_count != commit->entry_count) holder_count = 0; /* mixed batches keep results inline */
-        if (!write_task(s, &commit->tasks[i], recorded, holders, holder_count, "commit", err)) return false;
+        if (!append_task(s, &commit->tasks[i], recorded, commit->entries, holder_count, i == last_task ? cp : NULL, 0,
+                         "commit", err))
+            return false;
     }
-    return !commit->checkpoint || write_checkpoint(s, commit->checkpoint, err);
+    if (!cp || last_entry != SIZE_MAX || last_task != SIZE_MAX) return true;
+    log_row row;
+    memset(&row, 0, sizeof row);
+    row_cstr(&row, COL_KIND, "checkpoint");
+    return row_checkpoint(s, &row, cp, err) && append_row(s, &row, "commit", err);
 }
 
 static bool sqlite_commit(ts_store *store, const ts_commit *commit, ts_error *err) {
@@ -302,7 +314,7 @@ static bool sqlite_commit(ts_store *store, const ts_commit *commit, ts_error *er
     if (ok) {
         if (!ts_commit_check(&s->mirror, commit, new_entries, new_tasks, err))
             ok = write_refused(s, "commit", err); /* the same refusal, word for word, as the memory store's */
-        else if (!write_commit_rows(s, commit, new_entries, new_tasks, err))
+        else if (!append_commit(s, commit, new_entries, new_tasks, err))
             ok = abort_transaction(s, "commit", err);
         else
             ok = write_commit(s, "commit", err);
@@ -335,14 +347,15 @@ static bool sqlite_deliver_signal(ts_store *store, const ts_json *signal, uint64
     sqlite_store *s = self_of(store);
     const char *op = "deliver_signal";
     if (!write_begin(s, op, err)) return false;
-    const char *what = "inserting the signal";
-    if (!ts_journal_check_event(&s->mirror, events_applied, err) || !json_text(s, &s->text, signal, op, what, err))
+    if (!ts_journal_check_event(&s->mirror, events_applied, err) ||
+        !json_text(s, &s->text, signal, op, "the signal", err))
         return write_refused(s, op, err);
-    int rc = bind_text(s->statements[ST_INSERT_SIGNAL], 1, s->text.data, s->text.len);
-    if (rc != SQLITE_OK) ts_sqlite_failed(s, err, op, what, rc);
-    if (rc != SQLITE_OK || !run(s, ST_INSERT_SIGNAL, op, what, err) ||
-        !write_events_applied(s, events_applied, op, err))
-        return abort_transaction(s, op, err);
+    log_row row;
+    memset(&row, 0, sizeof row);
+    row_cstr(&row, COL_KIND, "signal");
+    row_text(&row, COL_BODY, (ts_str){s->text.data, s->text.len});
+    row_int(&row, COL_EVENTS, events_applied);
+    if (!append_row(s, &row, op, err)) return abort_transaction(s, op, err);
     if (!write_commit(s, op, err)) return false;
     if (!ts_journal_add_signal(&s->mirror, &s->mirror_arena, signal)) s->mirror_stale = true;
     s->mirror.events_applied = events_applied;
@@ -356,8 +369,7 @@ static bool sqlite_complete_task(ts_store *store, const ts_task *task, uint64_t 
     if (!ts_journal_check_event(&s->mirror, events_applied, err) || !ts_journal_check_completion(&s->mirror, task, err))
         return write_refused(s, op, err);
     ts_task *existing = ts_journal_find_task(&s->mirror, task->id);
-    if (!write_task(s, task, true, NULL, 0, op, err) || !write_events_applied(s, events_applied, op, err))
-        return abort_transaction(s, op, err);
+    if (!append_task(s, task, true, NULL, 0, NULL, events_applied, op, err)) return abort_transaction(s, op, err);
     if (!write_commit(s, op, err)) return false;
     ts_json result;
     if (ts_json_clone(&s->mirror_arena, &task->result, &result)) {
@@ -375,7 +387,11 @@ static bool sqlite_mark_event(ts_store *store, uint64_t events_applied, ts_error
     const char *op = "mark_event";
     if (!write_begin(s, op, err)) return false;
     if (!ts_journal_check_event(&s->mirror, events_applied, err)) return write_refused(s, op, err);
-    if (!write_events_applied(s, events_applied, op, err)) return abort_transaction(s, op, err);
+    log_row row;
+    memset(&row, 0, sizeof row);
+    row_cstr(&row, COL_KIND, "event");
+    row_int(&row, COL_EVENTS, events_applied);
+    if (!append_row(s, &row, op, err)) return abort_transaction(s, op, err);
     if (!write_commit(s, op, err)) return false;
     s->mirror.events_applied = events_applied;
     return true;
@@ -427,6 +443,7 @@ static void sqlite_close(ts_store *store) {
     ts_arena_free(&s->scratch);
     ts_buf_free(&s->text);
     ts_buf_free(&s->text2);
+    ts_buf_free(&s->text3);
     free(s);
 }
 
@@ -472,6 +489,7 @@ ts_store *ts_sqlite_store_open(const char *path, const ts_sqlite_options *option
     ts_journal_init(&s->mirror);
     ts_buf_init(&s->text);
     ts_buf_init(&s->text2);
+    ts_buf_init(&s->text3);
     s->mirror_stale = true; /* nothing read yet */
     struct stat st;
     bool ok = ts_sqlite_open_file(s, path, o, &st, err);

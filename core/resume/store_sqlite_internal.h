@@ -21,33 +21,49 @@
 
 /* The statements the store runs, prepared once at open (SQLITE_PREPARE_PERSISTENT). Preparing
  * them is also how an existing file is verified to have turnstile's tables. A read-only store
- * prepares the reading ones only (up to ST_LAST_READ). */
+ * prepares the reading ones only (up to ST_LAST_READ); a version-1 file opened read-only gets
+ * the v1 statements instead (store_sqlite_schema.c). */
 typedef enum statement_id {
     ST_BEGIN_READ,
     ST_ROLLBACK,
     ST_DATA_VERSION,
     ST_READ_META,
-    ST_READ_ENTRIES,
-    ST_READ_TASKS,
-    ST_READ_SIGNALS,
-    ST_READ_CHECKPOINT,
-    ST_LAST_READ = ST_READ_CHECKPOINT,
+    ST_READ_LOG,
+    ST_LAST_READ = ST_READ_LOG,
     ST_BEGIN_WRITE,
     ST_COMMIT,
     ST_SET_EXECUTION,
-    ST_SET_EVENTS,
-    ST_INSERT_ENTRY,
-    ST_INSERT_TASK,
-    ST_UPDATE_TASK,
-    ST_INSERT_SIGNAL,
-    ST_SET_CHECKPOINT,
+    ST_APPEND,
     ST_COUNT
 } statement_id;
+
+typedef enum v1_statement_id { ST_V1_META, ST_V1_ENTRIES, ST_V1_TASKS, ST_V1_SIGNALS, ST_V1_CHECKPOINT, ST_V1_COUNT } v1_statement_id;
+
+/* The columns of ST_APPEND's row (and ST_READ_LOG's, after seq): see the schema. */
+typedef enum log_column {
+    COL_KIND = 1,
+    COL_ID,
+    COL_PARENT,
+    COL_NAME,
+    COL_KEY,
+    COL_STATUS,
+    COL_BODY,
+    COL_RESULT,
+    COL_HOLDER,
+    COL_TIMESTAMP,
+    COL_EVENTS,
+    COL_CP_SEQUENCE,
+    COL_CP_LEAF,
+    COL_CP_CONSUMED,
+    COL_CP_STATE,
+    COL_COUNT = COL_CP_STATE
+} log_column;
 
 typedef struct sqlite_store {
     ts_store base; /* first: a sqlite_store * is a ts_store * */
     sqlite3 *db;
     sqlite3_stmt *statements[ST_COUNT];
+    sqlite3_stmt *v1_statements[ST_V1_COUNT];
     bool read_only;
     int schema_version;     /* of the file as opened (a read-only store reads version 1 as it is) */
     int fd;                 /* the file, held open while SQLite has it (and flock'ed by an owner) */
@@ -59,6 +75,7 @@ typedef struct sqlite_store {
     char unusable[260];     /* non-empty: a ROLLBACK failed; every later call is refused */
     ts_buf text;            /* scratch: the JSON text of the value being bound */
     ts_buf text2;           /* scratch: a second value's text, to compare with the first */
+    ts_buf text3;           /* scratch: a checkpoint's state */
     ts_arena scratch;       /* scratch: values parsed back before they are checked */
     char open_op[200];      /* "open PATH": how errors while opening name the operation */
 } sqlite_store;
@@ -76,13 +93,13 @@ typedef enum file_kind { FILE_TURNSTILE, FILE_EMPTY, FILE_REFUSED } file_kind;
 file_kind ts_sqlite_classify(sqlite_store *s, ts_error *err);
 
 /* Inside BEGIN IMMEDIATE: gives an empty file the current schema, or brings a version-1 file
- * to the current version (the tasks table gains the columns of inputs and results kept by
- * reference; every row keeps its values inline, as version 1 wrote them). */
+ * to the current version (its rows become log rows, their values inline, as version 1 wrote
+ * them). */
 bool ts_sqlite_create_schema(sqlite_store *s, ts_error *err);
 bool ts_sqlite_migrate(sqlite_store *s, ts_error *err);
 
-/* Prepares the statements for s->schema_version (reading ones only when s->read_only); a
- * missing table or column fails here, before anything is written. */
+/* Prepares the statements for s->schema_version (reading ones only when s->read_only or the
+ * file is version 1); a missing table or column fails here, before anything is written. */
 bool ts_sqlite_prepare(sqlite_store *s, ts_error *err);
 
 /* ------------------------------------------------------- store_sqlite_open.c ------------- */
@@ -114,5 +131,13 @@ void ts_sqlite_close_database(sqlite_store *s);
  * read (UTF-8, JSON, ids, the task id and key — commit.h's item rules), and the error names
  * the row ("load: tasks row 7: ..."); then the whole journal (ts_journal_check_loaded). */
 bool ts_sqlite_read_journal(sqlite_store *s, ts_arena *arena, ts_journal *out, ts_error *err);
+
+/* Why the codec would not read value's compact text back (a static string), or NULL when it
+ * would, as the same value: what a ts_json can hold but parsed JSON cannot — invalid UTF-8 (a
+ * UTF-8 surrogate included) in a string or key, a NUL in a key, two members with one key,
+ * nesting 2048 deep (the parser's limit); a number that is not finite the writer
+ * refuses itself. Checked without writing or parsing anything: a commit's values cost a walk,
+ * not a second parse (store_test's unreadable_values_refused pins each case). */
+const char *ts_sqlite_unloadable(const ts_json *value);
 
 #endif

@@ -16,6 +16,10 @@ void ts_sqlite_finalize_statements(sqlite_store *s) {
         sqlite3_finalize(s->statements[i]);
         s->statements[i] = NULL;
     }
+    for (int i = 0; i < ST_V1_COUNT; i++) {
+        sqlite3_finalize(s->v1_statements[i]);
+        s->v1_statements[i] = NULL;
+    }
 }
 
 /* Closes the connection, then the file descriptor: never the other way round, or the process
@@ -163,13 +167,7 @@ bool ts_sqlite_open_read_write(sqlite_store *s, const char *path, const ts_sqlit
      * is written: a refused file is left as it was. */
     file_kind kind = ts_sqlite_classify(s, err);
     if (kind == FILE_REFUSED) return false;
-    if (kind == FILE_TURNSTILE) {
-        bool current = s->schema_version == TS_SQLITE_SCHEMA_VERSION;
-        s->read_only = !current; /* an older file: its reading statements are the check */
-        bool prepared = ts_sqlite_prepare(s, err);
-        s->read_only = false;
-        if (!prepared) return false;
-    }
+    if (kind == FILE_TURNSTILE && !ts_sqlite_prepare(s, err)) return false; /* version 1: its reading ones */
     const char *sync = o->synchronous == TS_SQLITE_SYNC_NORMAL ? "PRAGMA synchronous = NORMAL"
                                                               : "PRAGMA synchronous = FULL";
     if (!set_wal_mode(s, err) || !exec_open_sql(s, sync, "setting synchronous", err)) return false;

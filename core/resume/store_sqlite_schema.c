@@ -6,84 +6,100 @@
 
 #include "core/resume/store_sqlite_internal.h"
 
-/* Version 2. One row in meta and at most one in checkpoint (id = 1); entries, tasks and signals
- * keep their commit order in seq. JSON columns hold the codec's compact text; a root entry's
- * parent_id is NULL. A task keeps its input as canonical text (input) or, for an LLM task, as
- * the entry its transcript ends at (input_leaf); its result as JSON text (result; "null" while
- * pending) or as the entry of the same commit whose content is that very text (result_entry:
- * an LLM answer is its assistant entry's content). Exactly one of each pair is set. */
-#define TASKS_V2_COLUMNS                                                                      \
-    "(seq INTEGER PRIMARY KEY,"                                                               \
-    " task_id TEXT UNIQUE NOT NULL,"                                                          \
-    " key TEXT NOT NULL,"                                                                     \
-    " kind TEXT NOT NULL,"                                                                    \
-    " input TEXT,"                                                                            \
-    " input_leaf TEXT,"                                                                       \
-    " status TEXT NOT NULL,"                                                                  \
-    " result TEXT,"                                                                           \
-    " result_entry TEXT,"                                                                     \
-    " CHECK ((input IS NULL) <> (input_leaf IS NULL)),"                                       \
-    " CHECK ((result IS NULL) <> (result_entry IS NULL)))"
-
+/* Version 2: the journal is one append-only log, in commit order. A commit appends one row per
+ * new entry and per new or completed task, and its checkpoint rides on its last row, so the
+ * engine's smallest step (an entry and a checkpoint) is one INSERT into one b-tree — what raw
+ * SQLite pays for a one-row transaction — and nothing is ever updated in place. No index on
+ * the random ids: the commit rules keep them unique (against the mirror), the load checks it.
+ *
+ *   kind        columns
+ *   entry       id, parent (NULL for a root), name (the role), body (the content, JSON),
+ *               timestamp
+ *   task        id, key, name (the kind), body (the input's canonical text) or parent (the
+ *               entry the input's transcript ends at, LLM tasks), status, result (JSON) or
+ *               holder (the entry of the same commit whose content is the result)
+ *   result      id (a pending task), status, result or holder: its completion
+ *   signal      body (JSON)
+ *   event       (an event with no other effect, e.g. a restart)
+ *   checkpoint  (a commit of a checkpoint alone)
+ * A signal, result or event row written by the outside world carries events (events_applied
+ * after it). The last row of a commit with a checkpoint carries cp_sequence, cp_leaf,
+ * cp_consumed and cp_state (JSON): the journal's checkpoint is the last such row's. The views
+ * entries, tasks, signals and checkpoints show the log by kind, for people reading the file. */
 static const char schema_v2[] =
     "CREATE TABLE meta("
     " id INTEGER PRIMARY KEY CHECK (id = 1),"
-    " execution_id TEXT NOT NULL,"
-    " events_applied INTEGER NOT NULL);"
-    "INSERT INTO meta(id, execution_id, events_applied) VALUES (1, '', 0);"
-    "CREATE TABLE entries("
+    " execution_id TEXT NOT NULL);"
+    "INSERT INTO meta(id, execution_id) VALUES (1, '');"
+    "CREATE TABLE log("
     " seq INTEGER PRIMARY KEY,"
-    " entry_id TEXT UNIQUE NOT NULL,"
-    " parent_id TEXT,"
-    " role TEXT NOT NULL,"
-    " content TEXT NOT NULL,"
-    " timestamp TEXT NOT NULL);"
-    "CREATE TABLE tasks" TASKS_V2_COLUMNS ";"
-    "CREATE TABLE signals("
-    " seq INTEGER PRIMARY KEY,"
-    " content TEXT NOT NULL);"
-    "CREATE TABLE checkpoint("
-    " id INTEGER PRIMARY KEY CHECK (id = 1),"
-    " sequence INTEGER NOT NULL,"
-    " leaf_id TEXT NOT NULL,"
-    " signals_consumed INTEGER NOT NULL,"
-    " state TEXT NOT NULL);";
+    " kind TEXT NOT NULL,"
+    " id TEXT, parent TEXT, name TEXT, key TEXT, status TEXT, body TEXT, result TEXT, holder TEXT, timestamp TEXT,"
+    " events INTEGER,"
+    " cp_sequence INTEGER, cp_leaf TEXT, cp_consumed INTEGER, cp_state TEXT);"
+    "CREATE VIEW entries AS SELECT seq, id AS entry_id, parent AS parent_id, name AS role, body AS content, timestamp"
+    " FROM log WHERE kind = 'entry';"
+    "CREATE VIEW tasks AS SELECT seq, kind AS row, id AS task_id, key, name AS kind, body AS input, parent AS input_leaf,"
+    " status, result, holder AS result_entry FROM log WHERE kind IN ('task', 'result');"
+    "CREATE VIEW signals AS SELECT seq, body AS content, events FROM log WHERE kind = 'signal';"
+    "CREATE VIEW checkpoints AS SELECT seq, cp_sequence AS sequence, cp_leaf AS leaf_id, cp_consumed AS signals_consumed,"
+    " cp_state AS state FROM log WHERE cp_sequence IS NOT NULL;";
 
-/* Version 1 kept every input and result inline (input and result NOT NULL): its rows are
- * copied as they are into the version-2 table. */
+/* Version 1 kept a table per kind, every input and result inline, one checkpoint row updated in
+ * place and events_applied in meta. Its rows become log rows in order (entries, tasks with
+ * their final status, signals), then one event row carrying events_applied and the checkpoint. */
 static const char migrate_v1[] =
-    "CREATE TABLE tasks_v2" TASKS_V2_COLUMNS ";"
-    "INSERT INTO tasks_v2(seq, task_id, key, kind, input, input_leaf, status, result, result_entry)"
-    " SELECT seq, task_id, key, kind, input, NULL, status, result, NULL FROM tasks ORDER BY seq;"
-    "DROP TABLE tasks;"
-    "ALTER TABLE tasks_v2 RENAME TO tasks;";
+    "CREATE TABLE log("
+    " seq INTEGER PRIMARY KEY,"
+    " kind TEXT NOT NULL,"
+    " id TEXT, parent TEXT, name TEXT, key TEXT, status TEXT, body TEXT, result TEXT, holder TEXT, timestamp TEXT,"
+    " events INTEGER,"
+    " cp_sequence INTEGER, cp_leaf TEXT, cp_consumed INTEGER, cp_state TEXT);"
+    "INSERT INTO log(kind, id, parent, name, body, timestamp)"
+    " SELECT 'entry', entry_id, parent_id, role, content, timestamp FROM entries ORDER BY seq;"
+    "INSERT INTO log(kind, id, key, name, body, status, result)"
+    " SELECT 'task', task_id, key, kind, input, status, result FROM tasks ORDER BY seq;"
+    "INSERT INTO log(kind, body) SELECT 'signal', content FROM signals ORDER BY seq;"
+    "INSERT INTO log(kind, events, cp_sequence, cp_leaf, cp_consumed, cp_state)"
+    " SELECT CASE WHEN m.events_applied > 0 THEN 'event' ELSE 'checkpoint' END, NULLIF(m.events_applied, 0),"
+    " c.sequence, c.leaf_id, c.signals_consumed, c.state"
+    " FROM meta AS m LEFT JOIN checkpoint AS c ON c.id = 1"
+    " WHERE m.events_applied > 0 OR c.id IS NOT NULL;"
+    "CREATE TABLE meta_v2(id INTEGER PRIMARY KEY CHECK (id = 1), execution_id TEXT NOT NULL);"
+    "INSERT INTO meta_v2(id, execution_id) SELECT id, execution_id FROM meta;"
+    "DROP TABLE entries; DROP TABLE tasks; DROP TABLE signals; DROP TABLE checkpoint; DROP TABLE meta;"
+    "ALTER TABLE meta_v2 RENAME TO meta;"
+    "CREATE VIEW entries AS SELECT seq, id AS entry_id, parent AS parent_id, name AS role, body AS content, timestamp"
+    " FROM log WHERE kind = 'entry';"
+    "CREATE VIEW tasks AS SELECT seq, kind AS row, id AS task_id, key, name AS kind, body AS input, parent AS input_leaf,"
+    " status, result, holder AS result_entry FROM log WHERE kind IN ('task', 'result');"
+    "CREATE VIEW signals AS SELECT seq, body AS content, events FROM log WHERE kind = 'signal';"
+    "CREATE VIEW checkpoints AS SELECT seq, cp_sequence AS sequence, cp_leaf AS leaf_id, cp_consumed AS signals_consumed,"
+    " cp_state AS state FROM log WHERE cp_sequence IS NOT NULL;";
 
 static const char *const statement_sql[ST_COUNT] = {
     [ST_BEGIN_READ] = "BEGIN",
     [ST_ROLLBACK] = "ROLLBACK",
     [ST_DATA_VERSION] = "PRAGMA data_version",
-    [ST_READ_META] = "SELECT execution_id, events_applied FROM meta WHERE id = 1",
-    [ST_READ_ENTRIES] = "SELECT seq, entry_id, parent_id, role, content, timestamp FROM entries ORDER BY seq",
-    [ST_READ_TASKS] = ("SELECT seq, task_id, key, kind, input, input_leaf, status, result, result_entry FROM tasks "
-                       "ORDER BY seq"),
-    [ST_READ_SIGNALS] = "SELECT seq, content FROM signals ORDER BY seq",
-    [ST_READ_CHECKPOINT] = "SELECT sequence, leaf_id, signals_consumed, state FROM checkpoint WHERE id = 1",
+    [ST_READ_META] = "SELECT execution_id FROM meta WHERE id = 1",
+    [ST_READ_LOG] = ("SELECT seq, kind, id, parent, name, key, status, body, result, holder, timestamp, events, "
+                     "cp_sequence, cp_leaf, cp_consumed, cp_state FROM log ORDER BY seq"),
     [ST_BEGIN_WRITE] = "BEGIN IMMEDIATE",
     [ST_COMMIT] = "COMMIT",
     [ST_SET_EXECUTION] = "UPDATE meta SET execution_id = ?1 WHERE id = 1",
-    [ST_SET_EVENTS] = "UPDATE meta SET events_applied = ?1 WHERE id = 1",
-    [ST_INSERT_ENTRY] = "INSERT INTO entries(entry_id, parent_id, role, content, timestamp) VALUES (?1, ?2, ?3, ?4, ?5)",
-    [ST_INSERT_TASK] = ("INSERT INTO tasks(task_id, key, kind, input, input_leaf, status, result, result_entry) "
-                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
-    [ST_UPDATE_TASK] = "UPDATE tasks SET status = ?2, result = ?3, result_entry = ?4 WHERE task_id = ?1",
-    [ST_INSERT_SIGNAL] = "INSERT INTO signals(content) VALUES (?1)",
-    [ST_SET_CHECKPOINT] = ("INSERT OR REPLACE INTO checkpoint(id, sequence, leaf_id, signals_consumed, state) "
-                           "VALUES (1, ?1, ?2, ?3, ?4)"),
+    [ST_APPEND] = ("INSERT INTO log(kind, id, parent, name, key, status, body, result, holder, timestamp, events, "
+                   "cp_sequence, cp_leaf, cp_consumed, cp_state) "
+                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"),
 };
 
-/* How version 1's tasks table reads as version 2's (a read-only store never migrates). */
-static const char read_tasks_v1[] =
-    "SELECT seq, task_id, key, kind, input, NULL, status, result, NULL FROM tasks ORDER BY seq";
+/* Version 1's statements, for a reader that does not migrate (store_sqlite_read.c, read_v1). */
+static const char *const v1_sql[ST_V1_COUNT] = {
+    [ST_V1_META] = "SELECT execution_id, events_applied FROM meta WHERE id = 1",
+    [ST_V1_ENTRIES] = "SELECT seq, entry_id, parent_id, role, content, timestamp FROM entries ORDER BY seq",
+    [ST_V1_TASKS] = "SELECT seq, task_id, key, kind, input, NULL, status, result, NULL FROM tasks ORDER BY seq",
+    [ST_V1_SIGNALS] = "SELECT seq, content FROM signals ORDER BY seq",
+    [ST_V1_CHECKPOINT] = "SELECT sequence, leaf_id, signals_consumed, state FROM checkpoint WHERE id = 1",
+};
 
 /* Runs SQL that returns at most one row and reads its first column as an integer (0 for none). */
 static bool query_int(sqlite_store *s, const char *sql, int64_t *out, const char *what, ts_error *err) {
@@ -156,16 +172,24 @@ bool ts_sqlite_migrate(sqlite_store *s, ts_error *err) {
     return true;
 }
 
+static bool prepare_one(sqlite_store *s, const char *sql, sqlite3_stmt **out, ts_error *err) {
+    int rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL);
+    if (rc == SQLITE_OK) return true;
+    ts_error_set(err, "%s: not a turnstile journal of schema version %d: %s: %s (SQLite error %d)", s->open_op,
+                 s->schema_version, sql, sqlite3_errmsg(s->db), rc);
+    return false;
+}
+
 bool ts_sqlite_prepare(sqlite_store *s, ts_error *err) {
-    int last = s->read_only ? ST_LAST_READ : ST_COUNT - 1;
-    for (int i = 0; i <= last; i++) {
-        const char *sql = i == ST_READ_TASKS && s->schema_version == 1 ? read_tasks_v1 : statement_sql[i];
-        int rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s->statements[i], NULL);
-        if (rc != SQLITE_OK) {
-            ts_error_set(err, "%s: not a turnstile journal of schema version %d: %s: %s (SQLite error %d)", s->open_op,
-                         s->schema_version, sql, sqlite3_errmsg(s->db), rc);
-            return false;
-        }
+    if (s->schema_version == 1) { /* read as it is: a writer has migrated it by now */
+        for (int i = 0; i < ST_V1_COUNT; i++)
+            if (!prepare_one(s, v1_sql[i], &s->v1_statements[i], err)) return false;
+        return prepare_one(s, statement_sql[ST_BEGIN_READ], &s->statements[ST_BEGIN_READ], err) &&
+               prepare_one(s, statement_sql[ST_ROLLBACK], &s->statements[ST_ROLLBACK], err) &&
+               prepare_one(s, statement_sql[ST_DATA_VERSION], &s->statements[ST_DATA_VERSION], err);
     }
+    int last = s->read_only ? ST_LAST_READ : ST_COUNT - 1;
+    for (int i = 0; i <= last; i++)
+        if (!prepare_one(s, statement_sql[i], &s->statements[i], err)) return false;
     return true;
 }

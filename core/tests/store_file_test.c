@@ -201,7 +201,7 @@ static void owner_lock(void) {
 /* ---------------------------------------------------------------------- read-only -------- */
 
 static void read_only_creates_nothing(void) {
-    char path[600], dir[600];
+    char path[700], dir[600];
     snprintf(dir, sizeof dir, "%s/ro", temp_dir);
     CHECK(mkdir(dir, 0755) == 0);
     snprintf(path, sizeof path, "%s/j.db", dir);
@@ -366,62 +366,72 @@ typedef struct attack {
     const char *refusal; /* a part of the error both openings must give */
 } attack;
 
+/* The log rows of build_journal: 1 entry 1 (checkpoint 1); 2 entry 2, 3 task llm1 (its input
+ * the leaf 1, its result held by entry 2), 4 task weather (pending; checkpoint 2); 5 its result
+ * (events 1); 6, 7 signals (events 2, 3); 8-10 entries 3-5 (checkpoint 3 on 10); 11 entry 6,
+ * 12 task llm2 (checkpoint 4); 13 an event (events 4). */
 static const attack attacks[] = {
-    {"content: invalid UTF-8", "UPDATE entries SET content = CAST(X'7B2274657874223A2261FF227D' AS TEXT) WHERE seq = 4",
-     "load: entries row 4 is not JSON"},
-    {"content: not JSON", "UPDATE entries SET content = '{\"text\":' WHERE seq = 2", "load: entries row 2 is not JSON"},
-    {"content: not an object", "UPDATE entries SET content = '[1]' WHERE seq = 2", "entries row 2 is not a JSON object"},
-    {"signal: not JSON", "UPDATE signals SET content = 'nul' WHERE seq = 2", "load: signals row 2 is not JSON"},
-    {"timestamp: impossible date", "UPDATE entries SET timestamp = '2026-02-30T10:00:00Z' WHERE seq = 3",
-     "load: entries row 3: entry 00000003-0000-4000-8000-000000000003: timestamp \"2026-02-30T10:00:00Z\" is not an RFC 3339"},
-    {"timestamp: not one", "UPDATE entries SET timestamp = 'yesterday' WHERE seq = 1", "entries row 1: entry"},
-    {"entry id: not canonical", "UPDATE entries SET entry_id = '0000000A-0000-4000-8000-00000000000A' WHERE seq = 6",
-     "load: entries row 6: entry id \"0000000A-0000-4000-8000-00000000000A\" is not a canonical UUID"},
-    {"role: unknown", "UPDATE entries SET role = 'system' WHERE seq = 2", "load: entries row 2: needs an entry id, a role"},
-    {"task id: not UUIDv5 of its key", "UPDATE tasks SET task_id = '00000001-0000-4000-8000-000000000001' WHERE seq = 2",
-     "load: tasks row 2: task 00000001-0000-4000-8000-000000000001: its id is not UUIDv5 of its key"},
-    {"task key: not its input's", "UPDATE tasks SET input = '{\"arguments\":{\"city\":\"Bergen\"},\"callId\":\"c1\"}' WHERE seq = 2",
-     "load: tasks row 2: task"},
-    {"task kind: invalid UTF-8", "UPDATE tasks SET kind = CAST(X'77FF' AS TEXT) WHERE seq = 2", "is not valid UTF-8"},
-    {"task: an input and a leaf",
-     "PRAGMA ignore_check_constraints = ON; UPDATE tasks SET input = '{}' WHERE seq = 1",
-     "load: tasks row 1: task"},
-    {"task: no input at all", "PRAGMA ignore_check_constraints = ON; UPDATE tasks SET input_leaf = NULL WHERE seq = 3",
-     "needs a UUID, a key"},
-    {"task: a leaf that is not an entry",
-     "UPDATE tasks SET input_leaf = '00000099-0000-4000-8000-000000000099' WHERE seq = 3",
+    {"content: invalid UTF-8", "UPDATE log SET body = CAST(X'7B2274657874223A2261FF227D' AS TEXT) WHERE seq = 9",
+     "load: log row 9 is not JSON"},
+    {"content: not JSON", "UPDATE log SET body = '{\"text\":' WHERE seq = 2", "load: log row 2 is not JSON"},
+    {"content: not an object", "UPDATE log SET body = '[1]' WHERE seq = 2", "log row 2 is not a JSON object"},
+    {"signal: not JSON", "UPDATE log SET body = 'nul' WHERE seq = 7", "load: log row 7 is not JSON"},
+    {"timestamp: impossible date", "UPDATE log SET timestamp = '2026-02-30T10:00:00Z' WHERE seq = 8",
+     "load: log row 8: entry 00000003-0000-4000-8000-000000000003: timestamp \"2026-02-30T10:00:00Z\" is not an RFC 3339"},
+    {"timestamp: not one", "UPDATE log SET timestamp = 'yesterday' WHERE seq = 1", "log row 1: entry"},
+    {"entry id: not canonical", "UPDATE log SET id = '0000000A-0000-4000-8000-00000000000A' WHERE seq = 11",
+     "load: log row 11: entry id \"0000000A-0000-4000-8000-00000000000A\" is not a canonical UUID"},
+    {"role: unknown", "UPDATE log SET name = 'system' WHERE seq = 2", "load: log row 2: needs an entry id, a role"},
+    {"kind: unknown", "UPDATE log SET kind = 'bogus' WHERE seq = 13", "load: log row 13: kind \"bogus\" is not entry"},
+    {"task id: not UUIDv5 of its key", "UPDATE log SET id = '00000001-0000-4000-8000-000000000001' WHERE seq = 4",
+     "load: log row 4: task 00000001-0000-4000-8000-000000000001: its id is not UUIDv5 of its key"},
+    {"task key: not its input's", "UPDATE log SET body = '{\"arguments\":{\"city\":\"Bergen\"},\"callId\":\"c1\"}' WHERE seq = 4",
+     "is not the key of its kind and input"},
+    {"task kind: invalid UTF-8", "UPDATE log SET name = CAST(X'77FF' AS TEXT) WHERE seq = 4", "is not valid UTF-8"},
+    {"task: an input and a leaf", "UPDATE log SET body = '{}' WHERE seq = 3", "load: log row 3: task"},
+    {"task: no input at all", "UPDATE log SET parent = NULL WHERE seq = 12", "needs a UUID, a key"},
+    {"task: a leaf that is not an entry", "UPDATE log SET parent = '00000099-0000-4000-8000-000000000099' WHERE seq = 12",
      "its input ends at entry 00000099-0000-4000-8000-000000000099, which is not in the journal"},
-    {"task: a result held by no entry",
-     "UPDATE tasks SET result_entry = '00000099-0000-4000-8000-000000000099' WHERE seq = 3",
-     "load: tasks row 3: its result is the content of entry 00000099"},
-    {"task: pending with a result", "UPDATE tasks SET status = 'pending' WHERE seq = 2", "a pending task has no result"},
-    {"an entry changed under a later LLM task", "UPDATE entries SET content = '{\"text\":\"And Paris?\"}' WHERE seq = 4",
+    {"task: a result held by no entry", "UPDATE log SET holder = '00000099-0000-4000-8000-000000000099' WHERE seq = 12",
+     "load: log row 12: its result is the content of entry 00000099"},
+    {"task: pending with a result", "UPDATE log SET result = '7' WHERE seq = 4", "a pending task has no result"},
+    {"task: completed twice", "UPDATE log SET id = (SELECT id FROM log WHERE seq = 3) WHERE seq = 5",
+     "load: log row 5: completes task"},
+    {"an entry changed under a later LLM task", "UPDATE log SET body = '{\"text\":\"And Paris?\"}' WHERE seq = 9",
      "tasks[2] (task "},
     {"a timestamp changed under a later LLM task",
-     "UPDATE entries SET timestamp = '2026-05-13T10:00:03.0000001+00:00' WHERE seq = 4", "is not the key of its input"},
-    {"eventsApplied at INT64_MAX", "UPDATE meta SET events_applied = 9223372036854775807",
+     "UPDATE log SET timestamp = '2026-05-13T10:00:03.0000001+00:00' WHERE seq = 9", "is not the key of its input"},
+    {"a lost row", "DELETE FROM log WHERE seq = 9", "is not an earlier entry"},
+    {"eventsApplied at INT64_MAX", "UPDATE log SET events = 9223372036854775807 WHERE seq = 13",
      "eventsApplied 9223372036854775807: not between the 2 signals"},
-    {"eventsApplied below the signals", "UPDATE meta SET events_applied = 1", "eventsApplied 1: not between the 2 signals"},
-    {"eventsApplied negative", "UPDATE meta SET events_applied = -1", "meta.events_applied is not a non-negative integer"},
-    {"checkpoint sequence at INT64_MAX", "UPDATE checkpoint SET sequence = 9223372036854775807",
+    {"eventsApplied below the signals", "UPDATE log SET events = NULL WHERE seq IN (5, 6, 7); UPDATE log SET events = 1 WHERE seq = 13",
+     "eventsApplied 1: not between the 2 signals"},
+    {"events going back", "UPDATE log SET events = 1 WHERE seq = 6", "load: log row 6: events 1 after 1"},
+    {"events negative", "UPDATE log SET events = -1 WHERE seq = 13", "load: log row 13 is not a non-negative integer"},
+    {"checkpoint sequence at INT64_MAX",
+     "UPDATE log SET cp_sequence = cp_sequence + 9223372036854775803 WHERE cp_sequence IS NOT NULL",
      "checkpoint: sequence 9223372036854775807 is not between 1 and 9007199254740991"},
-    {"checkpoint sequence 0", "UPDATE checkpoint SET sequence = 0", "checkpoint: sequence 0 is not between 1"},
-    {"more signals consumed than delivered", "UPDATE checkpoint SET signals_consumed = 3",
+    {"checkpoint sequence 0", "UPDATE log SET cp_sequence = cp_sequence - 1 WHERE cp_sequence IS NOT NULL",
+     "checkpoint sequence 0"},
+    {"a commit's checkpoint lost", "UPDATE log SET cp_sequence = NULL WHERE seq = 10",
+     "load: log row 12: checkpoint sequence 4 after 2"},
+    {"more signals consumed than delivered", "UPDATE log SET cp_consumed = 3 WHERE seq = 12",
      "checkpoint: 3 signals consumed, but the inbox holds 2"},
-    {"checkpoint leaf unknown", "UPDATE checkpoint SET leaf_id = '00000099-0000-4000-8000-000000000099'",
-     "checkpoint: leaf 00000099-0000-4000-8000-000000000099 is not an entry"},
-    {"checkpoint state not an object", "UPDATE checkpoint SET state = '7'", "checkpoint.state is not a JSON object"},
+    {"checkpoint leaf unknown", "UPDATE log SET cp_leaf = '00000099-0000-4000-8000-000000000099' WHERE seq = 12",
+     "load: log row 12: checkpoint leaf 00000099-0000-4000-8000-000000000099 is not an entry"},
+    {"checkpoint state not an object", "UPDATE log SET cp_state = '7' WHERE seq = 12",
+     "log row 12: the checkpoint state is not a JSON object"},
     {"an abandoned entry whose parent is gone",
-     "INSERT INTO entries(entry_id, parent_id, role, content, timestamp) VALUES ('00000007-0000-4000-8000-000000000007', "
+     "INSERT INTO log(kind, id, parent, name, body, timestamp) VALUES ('entry', '00000007-0000-4000-8000-000000000007', "
      "'00000098-0000-4000-8000-000000000098', 'user', '{\"text\":\"x\"}', '2026-05-13T10:00:06Z')",
      "entries[6] (entry 00000007-0000-4000-8000-000000000007): parent 00000098-0000-4000-8000-000000000098 is not an "
      "earlier entry"},
-    {"a parent cycle", "UPDATE entries SET parent_id = '00000006-0000-4000-8000-000000000006' WHERE seq = 1",
+    {"a parent cycle", "UPDATE log SET parent = '00000006-0000-4000-8000-000000000006' WHERE seq = 1",
      "entries[0] (entry 00000001-0000-4000-8000-000000000001): parent 00000006-0000-4000-8000-000000000006 is not an "
      "earlier entry"},
     {"execution id not canonical", "UPDATE meta SET execution_id = '0000000A-0000-4000-8000-000000000001'",
      "load: meta.execution_id \"0000000A-0000-4000-8000-000000000001\" is not a canonical UUID"},
-    {"no execution id but entries", "UPDATE meta SET execution_id = ''", "load: entries row 1: an entry, but no execution id"},
+    {"no execution id but entries", "UPDATE meta SET execution_id = ''", "load: log row 1: an entry, but no execution id"},
 };
 
 /* Both openings refuse with the attack's words, and neither changes the file. */
