@@ -1,31 +1,30 @@
 #!/usr/bin/env bash
-# ci/bench/journal_bench.sh — commit throughput and resume time of the journal stores.
+# ci/bench/journal_bench.sh — the journal against its peers, in one run: commits/s beside raw
+# SQLite one-insert transactions and LangGraph's SqliteSaver (synchronous NORMAL and FULL),
+# storage per simple turn and CPU for 10^3 turns beside LangGraph's (same turns), and the
+# resume time of a 10^5-entry journal beside the codec's parse-only floor. Prints issue 15's
+# journal rows as a Markdown table (ci/bench/journal_bench.py says how each is measured).
 #
-# usage: ci/bench/journal_bench.sh [COMMITS_FULL] [COMMITS_NORMAL] [RESUME_ENTRIES]
-#            (defaults 2000, 20000, 100000)
-#        BENCH_DIR=/mnt/disk ci/bench/journal_bench.sh   (where the databases go; default: a
-#            temporary directory under $TMPDIR or /tmp — put it on the disk you care about)
+# usage: ci/bench/journal_bench.sh                       (5 runs each; LangGraph's 10^3 turns 3)
+#        BENCH_RUNS=3 LANGGRAPH_RUNS=1 ci/bench/journal_bench.sh     (quicker)
+#        BENCH_DIR=/mnt/disk ci/bench/journal_bench.sh   (where the databases go: the disk you
+#            care about; default a temporary directory under $TMPDIR or /tmp)
 #
-# What is measured (ci/bench/journal_bench.c): committed entries/s of the SQLite store at
-# synchronous=FULL and NORMAL — each commit one entry plus a checkpoint, the engine's smallest
-# durable step, one transaction each — with the memory store as the peer (the commit rules and
-# the copy without any I/O); then the resume time of a RESUME_ENTRIES-entry journal: open +
-# load, best of 3, beside its floor (the codec parsing the content JSON alone) and the memory
-# store's load. Wall and CPU seconds are both shown: FULL waits for fsync, and on a busy machine
-# the CPU column is the steadier one.
+# The peer: LangGraph JS, pinned by ci/bench/peers/langgraph/package-lock.json (@langchain/
+# langgraph 1.7.3, @langchain/langgraph-checkpoint-sqlite 1.0.4, better-sqlite3 12.11.1, which
+# compiles from source: a few minutes, once). It is installed with `npm ci` into a cache keyed
+# by the lock file's hash: $TURNSTILE_BENCH_CACHE, default ~/.cache/turnstile-bench.
 #
 # This is a benchmark, not a test: there is no pass/fail threshold. It exits non-zero when a
-# step fails. Builds use the default configuration of .bazelrc (clang, -O2).
+# step fails. Builds use the default configuration of .bazelrc (clang, -O2). The machine may be
+# shared and noisy: every figure is a median, CPU time stands beside wall time, and each row's
+# peers run in the same minute.
 set -euo pipefail
 
-full="${1:-2000}"
-normal="${2:-20000}"
-entries="${3:-100000}"
-for n in "$full" "$normal" "$entries"; do
-  if ! [[ "$n" =~ ^[1-9][0-9]*$ ]]; then
-    echo "usage: $0 [COMMITS_FULL] [COMMITS_NORMAL] [RESUME_ENTRIES]   (positive integers)" >&2
-    exit 2
-  fi
+runs="${BENCH_RUNS:-5}"
+lg_runs="${LANGGRAPH_RUNS:-3}"
+for n in "$runs" "$lg_runs"; do
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "journal_bench.sh: BENCH_RUNS and LANGGRAPH_RUNS are positive integers" >&2; exit 2; }
 done
 
 bench_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -33,22 +32,42 @@ repo="$(cd "$bench_dir/../.." && pwd)"
 cd "$repo"
 
 bash ci/setup.sh
+for tool in python3 node npm; do
+  command -v "$tool" >/dev/null || { echo "journal_bench.sh: $tool is required (ci/setup.sh installs nodejs; npm too)" >&2; exit 1; }
+done
 
-bazel build //ci/bench:journal_bench
+bazel build //:turnstile //ci/bench:journal_bench
 bin="$(bazel info bazel-bin 2>/dev/null)"
 
 base="${BENCH_DIR:-${TMPDIR:-/tmp}}"
 work="$(mktemp -d "$base/turnstile-journal-bench.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
-# A private copy, so that another build finishing meanwhile cannot swap the binary under us.
+# Private copies, so that another build finishing meanwhile cannot swap the binaries under us.
+cp "$bin/turnstile" "$work/turnstile"
 cp "$bin/ci/bench/journal_bench" "$work/journal_bench"
-if grep -qaE '__asan_init|__sanitizer_cov|__afl_area_ptr' "$work/journal_bench"; then
-  echo "journal_bench.sh: the binary is instrumented (sanitizer/fuzzer build); rebuild with the default config" >&2
-  exit 1
+for b in "$work/turnstile" "$work/journal_bench"; do
+  if grep -qaE '__asan_init|__sanitizer_cov|__afl_area_ptr' "$b"; then
+    echo "journal_bench.sh: $b is instrumented (sanitizer/fuzzer build); rebuild with the default config" >&2
+    exit 1
+  fi
+done
+
+# The LangGraph peer, installed once per lock file.
+peer="$bench_dir/peers/langgraph"
+lock_hash="$(sha256sum "$peer/package-lock.json" | cut -c1-16)"
+cache="${TURNSTILE_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/turnstile-bench}/langgraph-$lock_hash"
+if [ ! -e "$cache/.installed" ]; then
+  echo "journal_bench.sh: installing the LangGraph peer into $cache (better-sqlite3 compiles: minutes, once)" >&2
+  mkdir -p "$cache"
+  cp "$peer/package.json" "$peer/package-lock.json" "$cache/"
+  (cd "$cache" && npm ci --no-audit --no-fund --loglevel=error >&2)
+  touch "$cache/.installed"
 fi
+cp "$peer/bench.mjs" "$cache/bench.mjs"
 
 cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 fs="$(df -PT "$work" | awk 'NR == 2 { print $1 " (" $2 ")" }')"
-echo "host: ${cpu:-?}, $(nproc) CPUs; databases in $work on $fs"
-"$work/journal_bench" "$work" "$full" "$normal" "$entries"
+echo "host: ${cpu:-?}, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); databases in $work on $fs"
+echo "turnstile $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?'); SQLite $(python3 -c 'import sqlite3; print(sqlite3.sqlite_version)'); node $(node --version)"
+python3 "$bench_dir/journal_bench.py" "$work/turnstile" "$work/journal_bench" "$cache" "$work" "$runs" "$lg_runs"
