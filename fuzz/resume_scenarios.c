@@ -4,36 +4,62 @@
  *     ids aside) — J13;
  *   - an I/O error at store write n fails the drive with that error and changes nothing
  *     half-way: driving again ends in the same journal — J13;
- *   - the journal survives its JSON form byte for byte (J8).
+ *   - the journal survives its JSON form byte for byte (J8), and the streamed JSON form
+ *     (ts_journal_write_json, both styles) is that form's bytes;
+ *   - the journal passes the checks a store applies when it reads one back
+ *     (ts_journal_check_loaded: every LLM task kept as its leaf has its transcript's key).
  * The first two bytes choose k and n (0: none); the rest is the scenario. The comparisons need
  * the scenario's clock (a wall clock makes every run differ).
+ *
+ * $TURNSTILE_TESTEE_MUTANT names a built-in engine mutant (turnstile testee --list-mutants:
+ * counter-entry-ids, timestamps-regenerated-on-load, resume-restarts-loop, both-layers-persist,
+ * unescaped-canonical-keys, signal-consumed-outside-commit): the same oracle then finds that
+ * engine's bug, reported as "==turnstile== the testee fails RULE" (ci/fuzz_mutants.sh times it).
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "conformance/checkers/journal_checks.h"
 #include "core/json/codec.h"
+#include "core/resume/commit.h"
 #include "core/resume/engine.h"
 #include "core/resume/store_memory.h"
 #include "fuzz/oracle.h"
 #include "fuzz/scenario_gen.h"
 
-static _Noreturn void fail(const char *what, const ts_json *scenario, const char *detail) {
+/* The engine under test, read once from the environment (a fuzzer's entry point state). */
+static ts_engine_mutant engine_mutant = TS_ENGINE_MUTANT_COUNT;
+
+static ts_engine_mutant the_mutant(void) {
+    if (engine_mutant != TS_ENGINE_MUTANT_COUNT) return engine_mutant;
+    const char *name = getenv("TURNSTILE_TESTEE_MUTANT");
+    engine_mutant = TS_ENGINE_CORRECT;
+    if (name && *name && !ts_engine_mutant_parse(name, &engine_mutant))
+        ts_oracle_fail("TURNSTILE_TESTEE_MUTANT names no resume-engine mutant", NULL, 0);
+    return engine_mutant;
+}
+
+/* Reports the rule the engine breaks (the line ci/fuzz_mutants.sh reads), then fails. */
+static _Noreturn void fail(const char *rule, const char *what, const ts_json *scenario, const char *detail) {
     ts_buf text;
     ts_buf_init(&text);
     ts_codec_write(&text, scenario, TS_WRITE_COMPACT);
+    fprintf(stderr, "==turnstile== the testee fails %s\n", rule);
     if (detail) fprintf(stderr, "==turnstile== %s\n", detail);
     ts_oracle_fail(what, text.data, text.len);
 }
 
 /* Drives on a fresh store (with a crash before commit `crash` and a write failure at `fault`,
- * 0 for none) and returns the journal's JSON with entry ids numbered. */
+ * 0 for none) and returns the journal's JSON with entry ids numbered, and its journal (in
+ * arena; the caller frees it). */
 static bool drive(ts_arena *arena, const ts_scenario *scenario, uint64_t crash, uint64_t fault, ts_json *journal_out,
-                  ts_json *plain_out, ts_error *err) {
+                  ts_json *plain_out, ts_journal *journal, ts_error *err) {
+    ts_journal_init(journal);
     ts_store *store = ts_memory_store_new();
     if (!store) return false;
-    ts_engine_options options = {.crash_before_commit = crash};
+    ts_engine_options options = {.mutant = the_mutant(), .crash_before_commit = crash};
     ts_engine_state state;
     if (fault) ts_memory_store_fail_write_at(store, fault);
     bool ok = ts_engine_drive(store, scenario, &options, &state, NULL, err);
@@ -45,19 +71,39 @@ static bool drive(ts_arena *arena, const ts_scenario *scenario, uint64_t crash, 
         ts_error_clear(err);
         ok = ts_engine_drive(store, scenario, &options, &state, NULL, err);
     }
-    ts_journal journal;
-    ts_journal_init(&journal);
     ts_json value;
-    ok = ok && ts_store_load(store, arena, &journal, err) && ts_journal_to_json(&journal, arena, &value, err) &&
+    ok = ok && ts_store_load(store, arena, journal, err) && ts_journal_to_json(journal, arena, &value, err) &&
          ts_journal_json_without_ids(&value, arena, journal_out);
     if (ok && plain_out) *plain_out = value;
-    ts_journal_free(&journal);
     ts_store_close(store);
     return ok;
 }
 
+static bool append_bytes(void *context, const char *data, size_t len) {
+    ts_buf_append((ts_buf *)context, data, len);
+    return !((ts_buf *)context)->failed;
+}
+
+/* The streamed JSON form is the tree's, byte for byte, in both styles. */
+static void check_streamed_form(const ts_journal *journal, const ts_json *plain, const ts_json *doc) {
+    for (int style = 0; style < 2; style++) {
+        ts_buf tree, streamed;
+        ts_buf_init(&tree);
+        ts_buf_init(&streamed);
+        ts_error err;
+        ts_error_clear(&err);
+        bool same = ts_codec_write(&tree, plain, (ts_write_style)style) &&
+                    ts_journal_write_json(journal, (ts_write_style)style, append_bytes, &streamed, &err) &&
+                    tree.len == streamed.len && memcmp(tree.data, streamed.data, tree.len) == 0;
+        ts_buf_free(&tree);
+        ts_buf_free(&streamed);
+        if (!same) fail("J8", "the streamed JSON form differs from the journal's JSON form", doc, err.message);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint64_t crash = size > 0 ? data[0] % 24 : 0, fault = size > 1 ? data[1] % 24 : 0;
+    bool correct = the_mutant() == TS_ENGINE_CORRECT;
     ts_arena arena;
     ts_arena_init(&arena);
     ts_json doc;
@@ -66,19 +112,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ts_error_clear(&err);
     if (!ts_gen_scenario(&arena, size > 2 ? data + 2 : data, size > 2 ? size - 2 : 0, &doc))
         ts_oracle_fail("out of memory", NULL, 0);
-    if (!ts_scenario_from_json(&doc, &arena, &scenario, &err)) fail("the generator made an invalid scenario", &doc, err.message);
+    if (!ts_scenario_from_json(&doc, &arena, &scenario, &err))
+        fail("(harness)", "the generator made an invalid scenario", &doc, err.message);
 
     ts_json expected, plain;
-    if (!drive(&arena, &scenario, 0, 0, &expected, &plain, &err)) fail("the reference engine failed", &doc, err.message);
+    ts_journal journal;
+    if (!drive(&arena, &scenario, 0, 0, &expected, &plain, &journal, &err))
+        fail("(error)", "the engine failed", &doc, err.message);
     ts_findings findings;
     ts_findings_init(&findings);
     ts_check_journal(&scenario, &plain, &findings);
     if (ts_oracle_has_required(&findings)) {
         for (size_t i = 0; i < findings.count; i++)
             fprintf(stderr, "==turnstile== [%s] %s\n", findings.items[i].rule, findings.items[i].message);
-        fail("a journal checker rejects the reference's journal", &doc, NULL);
+        fail(findings.items[0].rule, "a journal checker rejects the engine's journal", &doc, NULL);
     }
     ts_findings_free(&findings);
+    if (correct) {
+        check_streamed_form(&journal, &plain, &doc);
+        if (!ts_journal_check_loaded(&journal, &err))
+            fail("J5", "the journal would not load again (ts_journal_check_loaded)", &doc, err.message);
+    }
+    ts_journal_free(&journal);
 
     ts_buf text;
     ts_buf_init(&text);
@@ -92,7 +147,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         !ts_journal_from_json(&reread, &arena, &parsed, &err) || !ts_journal_to_json(&parsed, &arena, &again, &err) ||
         !ts_codec_write(&text_again, &again, TS_WRITE_COMPACT) || text.len != text_again.len ||
         memcmp(text.data, text_again.data, text.len) != 0)
-        fail("the journal does not survive its JSON form byte for byte", &doc, err.message);
+        fail("J8", "the journal does not survive its JSON form byte for byte", &doc, err.message);
     ts_journal_free(&parsed);
     ts_buf_free(&text);
     ts_buf_free(&text_again);
@@ -101,13 +156,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
      * differ by design, and only the checkers judge them. */
     if ((crash || fault) && scenario.has_clock) {
         ts_json got;
-        if (!drive(&arena, &scenario, crash, fault, &got, NULL, &err))
-            fail("the engine failed after a crash or an I/O error", &doc, err.message);
+        if (!drive(&arena, &scenario, crash, fault, &got, NULL, &journal, &err))
+            fail("J13", "the engine failed after a crash or an I/O error", &doc, err.message);
+        ts_journal_free(&journal);
         if (!ts_json_equal(&expected, &got) || !ts_oracle_identical(&expected, &got)) {
             char detail[120];
             snprintf(detail, sizeof detail, "crash before commit %llu, I/O error at write %llu",
                      (unsigned long long)crash, (unsigned long long)fault);
-            fail("J13: the resumed run's journal differs from the uninterrupted run's", &doc, detail);
+            fail("J13", "J13: the resumed run's journal differs from the uninterrupted run's", &doc, detail);
         }
     }
     ts_arena_free(&arena);

@@ -116,7 +116,9 @@ static ts_json event(scenario_gen *g) {
         ts_json_builder_add(&b, "signal", text(g));
     } else if (kind < 13) {
         char id[16];
-        snprintf(id, sizeof id, "c%u", g->calls ? ts_bytes_below(&g->in, g->calls + 1) : 0u); /* sometimes unknown */
+        /* The answers' calls are numbered c0, c1... after the events are drawn: name one of the
+         * first few (sometimes one no answer makes). */
+        snprintf(id, sizeof id, "c%u", ts_bytes_below(&g->in, 8));
         ts_json_builder_add(&b, "complete", string_of(g, id));
     } else if (kind < 16) {
         ts_json_builder_add(&b, "restart", ts_json_make_bool(true));
@@ -148,12 +150,20 @@ bool ts_gen_scenario(ts_arena *arena, const uint8_t *data, size_t size, ts_json 
         ts_json_builder_add(&root, "clock", finish(&g, &clock));
     }
     ts_json_builder_add(&root, "input", text(&g));
-    /* Enough answers for every turn: one per event and per answer with calls, and then some;
-     * at most MAX_TOOL_ANSWERS of them call tools, so the loop always ends. */
+    /* The first answer, then the events, then the other answers: a short input (libFuzzer
+     * starts short) already has a first turn that may call tools and an outside world —
+     * signals, completions, restarts, branches — which is where resume bugs live; the later
+     * answers read the bytes left, and are plain when none are. Enough answers for every
+     * turn: one per event and per answer with calls, and then some; at most
+     * MAX_TOOL_ANSWERS of them call tools, so the loop always ends. */
     ts_json answers[MAX_EVENTS + MAX_TOOL_ANSWERS + 4];
     size_t answer_count = sizeof answers / sizeof answers[0];
-    unsigned with_calls = 0;
-    for (size_t i = 0; i < answer_count; i++) {
+    answers[0] = answer(&g, true);
+    unsigned with_calls = ts_json_get(&answers[0], "toolCalls") != NULL;
+    ts_json events[MAX_EVENTS];
+    size_t event_count = ts_bytes_below(&g.in, MAX_EVENTS + 1);
+    for (size_t i = 0; i < event_count; i++) events[i] = event(&g);
+    for (size_t i = 1; i < answer_count; i++) {
         answers[i] = answer(&g, with_calls < MAX_TOOL_ANSWERS);
         with_calls += ts_json_get(&answers[i], "toolCalls") != NULL;
     }
@@ -166,9 +176,6 @@ bool ts_gen_scenario(ts_arena *arena, const uint8_t *data, size_t size, ts_json 
     ts_json_builder_add(&tools, "broken", tool_script(&g, "error", ts_json_make_string(ts_str_from("boom")), false));
     ts_json_builder_add(&tools, "k\"ey", tool_script(&g, "result", ts_json_make_null(), false));
     ts_json_builder_add(&root, "tools", finish(&g, &tools));
-    ts_json events[MAX_EVENTS];
-    size_t event_count = ts_bytes_below(&g.in, MAX_EVENTS + 1);
-    for (size_t i = 0; i < event_count; i++) events[i] = event(&g);
     ts_json_builder_add(&root, "events", array_of(&g, events, event_count));
     *out = finish(&g, &root);
     return !g.failed;
