@@ -26,35 +26,35 @@
  * after it). The last row of a commit with a checkpoint carries cp_sequence, cp_leaf,
  * cp_consumed and cp_state (JSON): the journal's checkpoint is the last such row's. The views
  * entries, tasks, signals and checkpoints show the log by kind, for people reading the file. */
+#define LOG_TABLE                                                                                             \
+    "CREATE TABLE log("                                                                                       \
+    " seq INTEGER PRIMARY KEY,"                                                                               \
+    " kind TEXT NOT NULL,"                                                                                    \
+    " id TEXT, parent TEXT, name TEXT, key TEXT, status TEXT, body TEXT, result TEXT, holder TEXT, timestamp TEXT," \
+    " events INTEGER,"                                                                                        \
+    " cp_sequence INTEGER, cp_leaf TEXT, cp_consumed INTEGER, cp_state TEXT);"
+#define LOG_VIEWS                                                                                             \
+    "CREATE VIEW entries AS SELECT seq, id AS entry_id, parent AS parent_id, name AS role, body AS content, timestamp" \
+    " FROM log WHERE kind = 'entry';"                                                                         \
+    "CREATE VIEW tasks AS SELECT seq, kind AS row, id AS task_id, key, name AS kind, body AS input, parent AS input_leaf," \
+    " status, result, holder AS result_entry FROM log WHERE kind IN ('task', 'result');"                      \
+    "CREATE VIEW signals AS SELECT seq, body AS content, events FROM log WHERE kind = 'signal';"               \
+    "CREATE VIEW checkpoints AS SELECT seq, cp_sequence AS sequence, cp_leaf AS leaf_id, cp_consumed AS signals_consumed," \
+    " cp_state AS state FROM log WHERE cp_sequence IS NOT NULL;"
+
 static const char schema_v2[] =
     "CREATE TABLE meta("
     " id INTEGER PRIMARY KEY CHECK (id = 1),"
     " execution_id TEXT NOT NULL);"
     "INSERT INTO meta(id, execution_id) VALUES (1, '');"
-    "CREATE TABLE log("
-    " seq INTEGER PRIMARY KEY,"
-    " kind TEXT NOT NULL,"
-    " id TEXT, parent TEXT, name TEXT, key TEXT, status TEXT, body TEXT, result TEXT, holder TEXT, timestamp TEXT,"
-    " events INTEGER,"
-    " cp_sequence INTEGER, cp_leaf TEXT, cp_consumed INTEGER, cp_state TEXT);"
-    "CREATE VIEW entries AS SELECT seq, id AS entry_id, parent AS parent_id, name AS role, body AS content, timestamp"
-    " FROM log WHERE kind = 'entry';"
-    "CREATE VIEW tasks AS SELECT seq, kind AS row, id AS task_id, key, name AS kind, body AS input, parent AS input_leaf,"
-    " status, result, holder AS result_entry FROM log WHERE kind IN ('task', 'result');"
-    "CREATE VIEW signals AS SELECT seq, body AS content, events FROM log WHERE kind = 'signal';"
-    "CREATE VIEW checkpoints AS SELECT seq, cp_sequence AS sequence, cp_leaf AS leaf_id, cp_consumed AS signals_consumed,"
-    " cp_state AS state FROM log WHERE cp_sequence IS NOT NULL;";
+    LOG_TABLE
+    LOG_VIEWS;
 
 /* Version 1 kept a table per kind, every input and result inline, one checkpoint row updated in
  * place and events_applied in meta. Its rows become log rows in order (entries, tasks with
  * their final status, signals), then one event row carrying events_applied and the checkpoint. */
 static const char migrate_v1[] =
-    "CREATE TABLE log("
-    " seq INTEGER PRIMARY KEY,"
-    " kind TEXT NOT NULL,"
-    " id TEXT, parent TEXT, name TEXT, key TEXT, status TEXT, body TEXT, result TEXT, holder TEXT, timestamp TEXT,"
-    " events INTEGER,"
-    " cp_sequence INTEGER, cp_leaf TEXT, cp_consumed INTEGER, cp_state TEXT);"
+    LOG_TABLE
     "INSERT INTO log(kind, id, parent, name, body, timestamp)"
     " SELECT 'entry', entry_id, parent_id, role, content, timestamp FROM entries ORDER BY seq;"
     "INSERT INTO log(kind, id, key, name, body, status, result)"
@@ -69,13 +69,7 @@ static const char migrate_v1[] =
     "INSERT INTO meta_v2(id, execution_id) SELECT id, execution_id FROM meta;"
     "DROP TABLE entries; DROP TABLE tasks; DROP TABLE signals; DROP TABLE checkpoint; DROP TABLE meta;"
     "ALTER TABLE meta_v2 RENAME TO meta;"
-    "CREATE VIEW entries AS SELECT seq, id AS entry_id, parent AS parent_id, name AS role, body AS content, timestamp"
-    " FROM log WHERE kind = 'entry';"
-    "CREATE VIEW tasks AS SELECT seq, kind AS row, id AS task_id, key, name AS kind, body AS input, parent AS input_leaf,"
-    " status, result, holder AS result_entry FROM log WHERE kind IN ('task', 'result');"
-    "CREATE VIEW signals AS SELECT seq, body AS content, events FROM log WHERE kind = 'signal';"
-    "CREATE VIEW checkpoints AS SELECT seq, cp_sequence AS sequence, cp_leaf AS leaf_id, cp_consumed AS signals_consumed,"
-    " cp_state AS state FROM log WHERE cp_sequence IS NOT NULL;";
+    LOG_VIEWS;
 
 static const char *const statement_sql[ST_COUNT] = {
     [ST_BEGIN_READ] = "BEGIN",
