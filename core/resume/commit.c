@@ -444,7 +444,8 @@ bool ts_journal_check_loaded(const ts_journal *j, ts_error *err) {
             free(parents);
             return false;
         }
-        const ts_entry *parent = ts_journal_find_entry(j, e->parent_id);
+        const ts_entry *parent = i > 0 && strcmp(e[-1].id, e->parent_id) == 0 ? e - 1 /* most are */
+                                                                              : ts_journal_find_entry(j, e->parent_id);
         if (e->parent_id[0] && (!parent || parent >= e)) {
             ts_error_set(err, "entries[%zu] (entry %s): parent %s is not an earlier entry of the journal", i, e->id,
                          e->parent_id);

@@ -232,6 +232,57 @@ bool ts_journal_adopt_signal(ts_journal *journal, ts_arena *arena, const ts_json
     return append_signal(journal, arena, signal, false);
 }
 
+/* dst (empty) becomes a copy of src: the same slots, the same positions. */
+static bool index_copy(const ts_id_index *src, ts_id_index *dst, ts_arena *arena) {
+    if (src->capacity) {
+        dst->slots = malloc(3 * src->capacity * sizeof *dst->slots);
+        if (!dst->slots) return false;
+        memcpy(dst->slots, src->slots, 3 * src->capacity * sizeof *dst->slots);
+    }
+    dst->capacity = src->capacity;
+    dst->count = src->count;
+    for (size_t i = 0; i < src->other.capacity; i++) { /* the rare ids that are not UUIDs */
+        const ts_strmap_slot *slot = &src->other.slots[i];
+        ts_str key = slot->hash ? ts_str_dup(arena, slot->key) : (ts_str){NULL, 0};
+        if (slot->hash && (!key.ptr || !ts_strmap_put(&dst->other, slot->tag, key, slot->value))) return false;
+    }
+    return true;
+}
+
+/* A copy of count items of size bytes in arena (NULL, and true, for none). */
+static bool copy_array(ts_arena *arena, const void *items, size_t count, size_t size, void **out, size_t *cap) {
+    *out = NULL;
+    *cap = count;
+    if (!count) return true;
+    *out = ts_arena_alloc(arena, count * size);
+    if (!*out) return false;
+    memcpy(*out, items, count * size);
+    return true;
+}
+
+bool ts_journal_copy(const ts_journal *src, ts_arena *arena, ts_journal *dst) {
+    memcpy(dst->execution_id, src->execution_id, sizeof dst->execution_id);
+    dst->events_applied = src->events_applied;
+    dst->has_checkpoint = src->has_checkpoint;
+    dst->checkpoint = src->checkpoint;
+    if (src->has_checkpoint && !ts_json_clone(arena, &src->checkpoint.state, &dst->checkpoint.state)) return false;
+    if (!copy_array(arena, src->entries, src->entry_count, sizeof *src->entries, (void **)&dst->entries, &dst->entry_cap) ||
+        !copy_array(arena, src->tasks, src->task_count, sizeof *src->tasks, (void **)&dst->tasks, &dst->task_cap) ||
+        !copy_array(arena, src->signals, src->signal_count, sizeof *src->signals, (void **)&dst->signals,
+                    &dst->signal_cap))
+        return false;
+    dst->entry_count = src->entry_count;
+    dst->task_count = src->task_count;
+    dst->signal_count = src->signal_count;
+    for (size_t i = 0; i < src->entry_count; i++)
+        if (!copy_entry(arena, &src->entries[i], &dst->entries[i])) return false;
+    for (size_t i = 0; i < src->task_count; i++)
+        if (!copy_task(arena, &src->tasks[i], &dst->tasks[i])) return false;
+    for (size_t i = 0; i < src->signal_count; i++)
+        if (!ts_json_clone(arena, &src->signals[i], &dst->signals[i])) return false;
+    return index_copy(&src->entry_index, &dst->entry_index, arena) && index_copy(&src->task_index, &dst->task_index, arena);
+}
+
 const ts_entry *ts_journal_find_entry(const ts_journal *journal, const char *id) {
     size_t index;
     if (!id[0] || !index_get(&journal->entry_index, id, &index)) return NULL;
@@ -244,22 +295,35 @@ ts_task *ts_journal_find_task(const ts_journal *journal, const char *id) {
     return &journal->tasks[index];
 }
 
+/* The entry after which `entry` comes (its parent), or NULL: the entry just before it in commit
+ * order is the parent of most entries, and is looked at first. */
+static const ts_entry *parent_of(const ts_journal *journal, const ts_entry *entry) {
+    if (!entry->parent_id[0]) return NULL;
+    if (entry > journal->entries && strcmp(entry[-1].id, entry->parent_id) == 0) return entry - 1;
+    return ts_journal_find_entry(journal, entry->parent_id);
+}
+
 bool ts_journal_path(const ts_journal *journal, const char *leaf_id, ts_arena *arena, const ts_entry ***out,
                      size_t *out_count, ts_error *err) {
     *out = NULL;
     *out_count = 0;
     size_t depth = 0;
-    for (const char *id = leaf_id; id[0];) {
-        const ts_entry *entry = ts_journal_find_entry(journal, id);
-        if (!entry) {
-            ts_error_set(err, "entry %s is on the visible path but not in the journal", id);
-            return false;
-        }
+    const ts_entry *leaf = leaf_id[0] ? ts_journal_find_entry(journal, leaf_id) : NULL;
+    if (leaf_id[0] && !leaf) {
+        ts_error_set(err, "entry %s is on the visible path but not in the journal", leaf_id);
+        return false;
+    }
+    for (const ts_entry *entry = leaf; entry;) {
         if (++depth > journal->entry_count) {
             ts_error_set(err, "the parents of entry %s form a cycle", leaf_id);
             return false;
         }
-        id = entry->parent_id;
+        const ts_entry *parent = parent_of(journal, entry);
+        if (entry->parent_id[0] && !parent) {
+            ts_error_set(err, "entry %s is on the visible path but not in the journal", entry->parent_id);
+            return false;
+        }
+        entry = parent;
     }
     const ts_entry **path = ts_arena_alloc(arena, (depth ? depth : 1) * sizeof *path);
     if (!path) {
@@ -267,11 +331,7 @@ bool ts_journal_path(const ts_journal *journal, const char *leaf_id, ts_arena *a
         return false;
     }
     size_t i = depth;
-    for (const char *id = leaf_id; id[0];) {
-        const ts_entry *entry = ts_journal_find_entry(journal, id);
-        path[--i] = entry;
-        id = entry->parent_id;
-    }
+    for (const ts_entry *entry = leaf; entry; entry = parent_of(journal, entry)) path[--i] = entry;
     *out = path;
     *out_count = depth;
     return true;

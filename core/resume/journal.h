@@ -140,6 +140,11 @@ bool ts_journal_adopt_entry(ts_journal *journal, ts_arena *arena, const ts_entry
 bool ts_journal_adopt_task(ts_journal *journal, ts_arena *arena, const ts_task *task);
 bool ts_journal_adopt_signal(ts_journal *journal, ts_arena *arena, const ts_json *signal);
 
+/* dst (initialised, empty) becomes a copy of src, its values copied into arena and its indexes
+ * copied whole (not rebuilt item by item). false on allocation failure (dst is then partly
+ * filled: the caller frees it). */
+bool ts_journal_copy(const ts_journal *src, ts_arena *arena, ts_journal *dst);
+
 /* Lookups through the indexes: a pointer into the journal, or NULL. */
 const ts_entry *ts_journal_find_entry(const ts_journal *journal, const char *id);
 ts_task *ts_journal_find_task(const ts_journal *journal, const char *id);

@@ -29,34 +29,16 @@ static bool injected_failure(memory_store *s, ts_error *err) {
     return false;
 }
 
-static bool copy_journal(const ts_journal *src, ts_arena *arena, ts_journal *dst, ts_error *err) {
-    ts_journal_init(dst);
-    memcpy(dst->execution_id, src->execution_id, sizeof dst->execution_id);
-    for (size_t i = 0; i < src->entry_count; i++)
-        if (!ts_journal_add_entry(dst, arena, &src->entries[i])) goto oom;
-    for (size_t i = 0; i < src->task_count; i++)
-        if (!ts_journal_add_task(dst, arena, &src->tasks[i])) goto oom;
-    for (size_t i = 0; i < src->signal_count; i++)
-        if (!ts_journal_add_signal(dst, arena, &src->signals[i])) goto oom;
-    dst->has_checkpoint = src->has_checkpoint;
-    dst->events_applied = src->events_applied;
-    if (src->has_checkpoint) {
-        dst->checkpoint = src->checkpoint;
-        if (!ts_json_clone(arena, &src->checkpoint.state, &dst->checkpoint.state)) goto oom;
-    }
-    return true;
-oom:
-    ts_error_set(err, "out of memory while loading the journal");
-    return false;
-}
-
 static bool memory_load(ts_store *store, ts_arena *arena, ts_journal *out, ts_error *err) {
     if (self_of(store)->broken) {
         ts_journal_init(out);
         ts_error_set(err, "the store ran out of memory in the middle of a commit; reopen it");
         return false;
     }
-    return copy_journal(&self_of(store)->journal, arena, out, err);
+    ts_journal_init(out);
+    if (ts_journal_copy(&self_of(store)->journal, arena, out)) return true;
+    ts_error_set(err, "out of memory while loading the journal");
+    return false;
 }
 
 static bool memory_begin_execution(ts_store *store, const char *execution_id, ts_error *err) {

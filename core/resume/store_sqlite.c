@@ -399,23 +399,6 @@ static bool sqlite_mark_event(ts_store *store, uint64_t events_applied, ts_error
 
 /* ------------------------------------------------------------------------ load ----------- */
 
-static bool copy_journal(const ts_journal *src, ts_arena *arena, ts_journal *dst) {
-    memcpy(dst->execution_id, src->execution_id, sizeof dst->execution_id);
-    for (size_t i = 0; i < src->entry_count; i++)
-        if (!ts_journal_add_entry(dst, arena, &src->entries[i])) return false;
-    for (size_t i = 0; i < src->task_count; i++)
-        if (!ts_journal_add_task(dst, arena, &src->tasks[i])) return false;
-    for (size_t i = 0; i < src->signal_count; i++)
-        if (!ts_journal_add_signal(dst, arena, &src->signals[i])) return false;
-    dst->events_applied = src->events_applied;
-    if (src->has_checkpoint) {
-        dst->checkpoint = src->checkpoint;
-        if (!ts_json_clone(arena, &src->checkpoint.state, &dst->checkpoint.state)) return false;
-        dst->has_checkpoint = true;
-    }
-    return true;
-}
-
 /* The mirror, brought up to date inside a read transaction, copied into the caller's arena. */
 static bool sqlite_load(ts_store *store, ts_arena *arena, ts_journal *out, ts_error *err) {
     sqlite_store *s = self_of(store);
@@ -424,7 +407,7 @@ static bool sqlite_load(ts_store *store, ts_arena *arena, ts_journal *out, ts_er
     if (!run(s, ST_BEGIN_READ, "load", "BEGIN", err)) return abort_transaction(s, "load", err);
     if (!refresh_mirror(s, "load", err)) return abort_transaction(s, "load", err);
     if (!write_end_unchanged(s, "load", err)) return false;
-    if (!copy_journal(&s->mirror, arena, out)) {
+    if (!ts_journal_copy(&s->mirror, arena, out)) {
         ts_error_set(err, "load: out of memory while copying the journal");
         return false;
     }
