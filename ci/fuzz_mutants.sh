@@ -2,7 +2,7 @@
 # ci/fuzz_mutants.sh — detection power: time to the first finding against each of the thirteen
 # mutants (historic bugs of the seeds), from an empty corpus, over three seeds.
 #
-# usage: ci/fuzz_mutants.sh [MAX_SECONDS]     (default 60 per run)
+# usage: ci/fuzz_mutants.sh [MAX_SECONDS [MUTANT...]]     (default 60 per run; all mutants)
 # The seven merge mutants are fuzzed by the differential target, the six resume-engine mutants
 # by resume_scenarios (the scenario generator, the reference engine built as that mutant, the
 # journal checkers and the crash / I/O-error relations as oracle); both in-process
@@ -24,10 +24,12 @@ trap 'rm -rf "$work"' EXIT
 cp "$fuzz_bin/differential_bin" "$fuzz_bin/resume_scenarios_bin" "$work/"
 
 # The resume engine's mutants (core/resume/engine.h); every other listed mutant is a merger's.
-engine_mutants=" counter-entry-ids timestamps-regenerated-on-load resume-restarts-loop both-layers-persist
- unescaped-canonical-keys signal-consumed-outside-commit "
+engine_mutants=" counter-entry-ids timestamps-regenerated-on-load resume-restarts-loop both-layers-persist \
+unescaped-canonical-keys signal-consumed-outside-commit "
 mutants=$("$turnstile" testee --list-mutants | awk '{print $1}')
 [ "$(echo "$mutants" | wc -l)" -eq 13 ] || echo "fuzz_mutants.sh: note: $(echo "$mutants" | wc -l) mutants listed, not 13" >&2
+shift || true
+[ $# -eq 0 ] || mutants="$*"
 
 printf '%-32s %-17s %-6s %8s %8s %8s %8s\n' mutant target rule seed1 seed2 seed3 median
 for m in $mutants; do
