@@ -8,7 +8,9 @@ From one `LLVMFuzzerTestOneInput` source, `turnstile_fuzz_test(name = "t", ...)`
             editing BUILD files: --config=libfuzzer links libFuzzer, --config=afl links AFL++'s
             libFuzzer driver (persistent mode, __AFL_LOOP), otherwise the replay main;
   :t_run    a launcher: `bazel run --config=libfuzzer //fuzz:t_run -- -max_total_time=60`
-            fuzzes with a writable copy of the seeds and the target's dictionary.
+            fuzzes with a writable copy of the seeds and the target's dictionary (libFuzzer, or
+            afl-fuzz with --config=afl; run_fuzzer.sh). Its own arguments are named
+            (--bin=, --corpus=, --dict=), so a target without a dictionary shifts nothing.
 
 Non-test targets are tagged "manual" so that //... builds only what every config can build.
 """
@@ -52,10 +54,9 @@ def turnstile_fuzz_test(name, srcs, deps = [], dict = None, size = "small", time
         name = name + "_run",
         srcs = ["//fuzz:run_fuzzer.sh"],
         args = [
-            "$(location :%s_bin)" % name,
-            "corpora/%s" % name,
-            "$(location %s)" % dict if dict else "",
-        ],
+            "--bin=$(location :%s_bin)" % name,
+            "--corpus=corpora/%s" % name,
+        ] + (["--dict=$(location %s)" % dict] if dict else []) + ["--"],
         data = [":" + name + "_bin", corpus] + ([dict] if dict else []),
         testonly = True,
         tags = ["manual"],
