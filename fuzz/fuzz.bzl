@@ -6,7 +6,8 @@ From one `LLVMFuzzerTestOneInput` source, `turnstile_fuzz_test(name = "t", ...)`
             engine, so every `bazel test //...` (and --config=asan) replays every corpus;
   :t_bin    the fuzzing binary; the engine comes from the build configuration, never from
             editing BUILD files: --config=libfuzzer links libFuzzer, --config=afl links AFL++'s
-            libFuzzer driver (persistent mode, __AFL_LOOP), otherwise the replay main;
+            libFuzzer driver (persistent mode, __AFL_LOOP), --define=fuzz_engine=external links
+            no main (OSS-Fuzz's $LIB_FUZZING_ENGINE comes as --linkopt), otherwise the replay main;
   :t_run    a launcher: `bazel run --config=libfuzzer //fuzz:t_run -- -max_total_time=60`
             fuzzes with a writable copy of the seeds and the target's dictionary (libFuzzer, or
             afl-fuzz with --config=afl; run_fuzzer.sh). Its own arguments are named
@@ -41,6 +42,7 @@ def turnstile_fuzz_test(name, srcs, deps = [], dict = None, size = "small", time
         deps = [":" + lib] + select({
             "//fuzz:libfuzzer_engine": [],
             "//fuzz:afl_engine": ["//fuzz:afl_driver"],
+            "//fuzz:external_engine": [],
             "//conditions:default": ["//fuzz:replay_main"],
         }),
         linkopts = select({
