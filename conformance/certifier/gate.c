@@ -180,7 +180,7 @@ bool ts_expected_failures_write(FILE *f, const ts_certification *c) {
         size_t n = ts_gate_failing_keys(r, keys, MAX_KEYS);
         for (size_t k = 0; k < n; k++) {
             char brief[110] = "";
-            if (r->verdict == TS_VERDICT_ERROR) snprintf(brief, sizeof brief, "%s", r->detail);
+            if (r->verdict == TS_VERDICT_ERROR) snprintf(brief, sizeof brief, "%.100s", r->detail);
             for (size_t m = 0; m < r->findings.count && !brief[0]; m++)
                 if (strcmp(r->findings.items[m].rule, keys[k]) == 0) snprintf(brief, sizeof brief, "%s", r->findings.items[m].message);
             for (char *p = brief; *p; p++)

@@ -340,7 +340,7 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
         ts_findings_init(&r->findings);
         run_case(testee, c, options, r, previous, &answer);
         if (r->verdict == TS_VERDICT_ERROR && strcmp(r->outcome, "unavailable") == 0)
-            snprintf(out->harness_failure, sizeof out->harness_failure, "the testee could not be started: %s", r->detail);
+            snprintf(out->harness_failure, sizeof out->harness_failure, "the testee could not be started: %.250s", r->detail);
         previous = r;
         if (options->progress) options->progress(options->progress_context, out->count, total, c);
     }
