@@ -1,17 +1,23 @@
 /* matching.c — the exact decider; see matching.h, and DESIGN.md for the argument.
  *
- * Classes: group words that read the same to ts_judge_message position by position are one
- * class, used as many times as it has groups. A search state is the vector of how many words of
- * each class are placed; the answer position is then fixed (the sum of their lengths). From a
- * state at position p the candidates are the classes with words left whose word fits the answer
- * at p. Depth-first search over states, in a fixed order of candidates; a state that failed is
- * remembered (keyed by a hash of its vector, compared exactly), so no state is searched twice.
- * Candidates at p come from two indexes over the answer's rolling signature hashes:
- *   tier 1 — the class whose word the answer renders exactly there (one per word length);
- *   tier 2 — the other classes with the same coarse word, each verified (an answer that omits
- *            agentIds fits words that differ only in them).
- * Tier 1 in class order, then tier 2 by length and class order; classes are numbered by the
- * first arrival of their first group. Verification results are cached per (class, position).
+ * Classes: group words that every message of this answer fits alike, position by position
+ * (signature.h's view), are one class, used as many times as it has groups. A search state is
+ * the vector of how many words of each class are placed; the answer position is then fixed
+ * (the sum of their lengths). From a state at position p the candidates are the classes with
+ * words left whose word fits the answer at p. Depth-first search over states; a state that
+ * failed is remembered (keyed by a hash of its vector, compared exactly), so no state is
+ * searched twice. Before the exhaustive search, two greedy dives (no backtracking) try the
+ * orders implementations use: groups by first arrival, and the reverse; the search itself
+ * tries longer words first.
+ *
+ * Candidates at p: for each length a word starting with the answer's signature at p can have,
+ * the coarse bucket of the answer's window there (rolling hashes) holds the classes whose word
+ * might fit; each is verified by ts_judge_message (cached per class and position). A bucket of
+ * at most EAGER live classes is verified whole and its fitting classes sorted by the policy. A larger bucket (many words alike
+ * but for agentIds or kept fields the answer shows) is entered through the class whose word
+ * the answer renders exactly there (an exact-signature lookup), then walked lazily in class
+ * order. Either way the set of candidates is exact; only their order is a heuristic, and it
+ * depends on the input alone, never on hash values.
  */
 #include "conformance/checkers/matching.h"
 
@@ -24,7 +30,8 @@
 #include "conformance/checkers/signature.h"
 #include "core/json/strmap.h"
 
-enum { FITS = 1, EXACT = 2, PRECHECK_SCAN = 64 };
+enum { FITS = 1, EXACT = 2, PRECHECK_SCAN = 64, EAGER = 64 };
+enum policy { FORWARD, REVERSE, LONGEST };
 static const uint64_t BASE = 0x9E3779B97F4A7C15ULL | 1;
 #define NONE SIZE_MAX
 #define EMPTY ((ts_str){"", 0})
@@ -33,7 +40,8 @@ typedef struct word_class {
     size_t length, rep;    /* rep: its first group, whose word stands for the class */
     size_t *groups, group_count, remaining;
     uint64_t first_coarse; /* coarse signature of the word's first message */
-    size_t exact_next;     /* next class in its exact bucket, in class order */
+    size_t exact_next;     /* next class whose rep word has the same exact bucket key */
+    size_t sentinel;       /* its coarse bucket's live list */
 } word_class;
 
 typedef struct node {
@@ -44,9 +52,9 @@ typedef struct node {
 
 typedef struct frame {
     size_t node;
-    size_t t1_begin, t1_end, t1_next; /* tier-1 candidates in s->cand */
-    size_t run, len_i;                /* tier 2: the lengths run of the first signature, the current length */
-    size_t sentinel, cur;             /* tier 2: the live list being walked and the place in it */
+    size_t c_begin, c_end, c_next;    /* sorted candidates in s->cand */
+    size_t run, len_i;                /* lazy walk: the lengths run of the first signature, the length */
+    size_t sentinel, cur;             /* lazy walk: the live list being walked and the place in it */
 } frame;
 
 typedef struct search {
@@ -58,7 +66,7 @@ typedef struct search {
     uint64_t *pc, *px, *power;        /* prefix hashes of coarse and exact signatures; BASE^k */
     word_class *cls;
     size_t ncls, nsentinels;
-    size_t *prev, *next;              /* live lists (classes with words left), per coarse bucket */
+    size_t *prev, *next, *live;       /* live lists (classes with words left) per coarse bucket; sizes */
     size_t *runs, *run_len, *lengths; /* per first signature: its distinct word lengths, ascending */
     ts_strmap exact_buckets, coarse_buckets, runs_by_sig, verified, failed;
     node *nodes;
@@ -69,6 +77,7 @@ typedef struct search {
     long *tally;                      /* scratch for comparing two states, zero between uses */
     size_t *touched;
     size_t best;                      /* the first node reaching the deepest position */
+    enum policy policy;
     bool oom;
 } search;
 
@@ -97,13 +106,17 @@ static bool grow(void **items, size_t *cap, size_t need, size_t size) {
 
 /* --------------------------------------------------------------------------- classes --- */
 
-static bool same_word(const search *s, size_t g, size_t h, size_t length) {
-    for (size_t j = 0; j < length; j++)
-        if (!ts_signature_same_fit(word_message(s, g, j), word_message(s, h, j))) return false;
+static bool same_view_word(const search *s, const ts_view *view, const ts_signature *esig, size_t g, size_t h,
+                           size_t length) {
+    for (size_t j = 0; j < length; j++) {
+        size_t a = s->w->items[s->w->start[g] + j], b = s->w->items[s->w->start[h] + j];
+        if (esig[a].coarse != esig[b].coarse || !ts_view_same(view, esig[a].coarse, &s->e->messages[a], &s->e->messages[b]))
+            return false;
+    }
     return true;
 }
 
-/* Lengths per first signature, for tier lookups. */
+/* Lengths per first signature, for the bucket lookups. */
 typedef struct sig_length {
     uint64_t sig;
     size_t length;
@@ -115,66 +128,81 @@ static int compare_sig_length(const void *pa, const void *pb) {
     return a->length < b->length ? -1 : a->length > b->length;
 }
 
-static bool build_classes(search *s, ts_arena *arena, const ts_signature *esig) {
+/* Classes by view (a map from the view hash of a word to its classes, verified), each class's
+ * groups in arrival order, the live lists, the exact-signature index of rep words, and the
+ * lengths per first signature. */
+static bool build_classes(search *s, ts_arena *arena, const ts_signature *esig, const ts_view *view) {
     const ts_group_words *w = s->w;
     size_t groups = w->group_count;
-    size_t *class_of = malloc((groups + 1) * sizeof *class_of), *tail_of = NULL;
-    uint64_t *coarse_of = malloc((groups + 1) * sizeof *coarse_of);
+    size_t *class_of = malloc((groups + 1) * sizeof *class_of), *view_next = malloc((groups + 1) * sizeof *view_next);
+    uint64_t *coarse_of = malloc((groups + 1) * sizeof *coarse_of), *exact_of = malloc((groups + 1) * sizeof *exact_of);
+    ts_strmap by_view;
+    ts_strmap_init(&by_view);
     s->cls = calloc(groups + 1, sizeof *s->cls);
-    bool ok = class_of && coarse_of && s->cls;
+    bool ok = class_of && view_next && coarse_of && exact_of && s->cls;
     for (size_t g = 0; g < groups && ok; g++) {
         size_t length = w->start[g + 1] - w->start[g];
         class_of[g] = NONE;
         if (length == 0) continue;
-        uint64_t exact = 0, coarse = 0;
+        uint64_t exact = 0, coarse = 0, seen = 0;
         for (size_t j = 0; j < length; j++) {
-            const ts_signature *sig = &esig[w->items[w->start[g] + j]];
-            exact = exact * BASE + sig->exact;
-            coarse = coarse * BASE + sig->coarse;
+            size_t k = w->items[w->start[g] + j];
+            exact = exact * BASE + esig[k].exact;
+            coarse = coarse * BASE + esig[k].coarse;
+            seen = seen * BASE + ts_view_hash(view, esig[k].coarse, &s->e->messages[k]);
         }
         coarse_of[g] = bucket_key(coarse, length);
-        uint64_t key = bucket_key(exact, length);
+        exact_of[g] = bucket_key(exact, length);
+        uint64_t key = bucket_key(seen, length);
         size_t head, c = NONE, last = NONE;
-        if (ts_strmap_get(&s->exact_buckets, key, EMPTY, &head))
-            for (size_t k = head; k != NONE && c == NONE; k = s->cls[k].exact_next) {
+        if (ts_strmap_get(&by_view, key, EMPTY, &head))
+            for (size_t k = head; k != NONE && c == NONE; k = view_next[k]) {
                 last = k;
-                if (s->cls[k].length == length && same_word(s, s->cls[k].rep, g, length)) c = k;
+                if (s->cls[k].length == length && same_view_word(s, view, esig, s->cls[k].rep, g, length)) c = k;
             }
         if (c == NONE) {
             c = s->ncls++;
-            s->cls[c] = (word_class){length, g, NULL, 0, 0, esig[w->items[w->start[g]]].coarse, NONE};
-            if (last == NONE) ok = ts_strmap_put(&s->exact_buckets, key, EMPTY, c);
-            else s->cls[last].exact_next = c;
+            s->cls[c] = (word_class){length, g, NULL, 0, 0, esig[w->items[w->start[g]]].coarse, NONE, NONE};
+            view_next[c] = NONE;
+            if (last == NONE) ok = ts_strmap_put(&by_view, key, EMPTY, c);
+            else view_next[last] = c;
         }
         class_of[g] = c;
         s->cls[c].group_count++;
     }
-    /* each class's groups in arrival order; live lists per coarse bucket, in class order */
     s->prev = malloc((2 * s->ncls + 1) * sizeof *s->prev);
     s->next = malloc((2 * s->ncls + 1) * sizeof *s->next);
-    tail_of = malloc((s->ncls + 1) * sizeof *tail_of);
+    s->live = calloc(2 * s->ncls + 1, sizeof *s->live);
     sig_length *pairs = malloc((s->ncls + 1) * sizeof *pairs);
-    ok = ok && s->prev && s->next && tail_of && pairs;
+    ok = ok && s->prev && s->next && s->live && pairs;
     for (size_t c = 0; c < s->ncls && ok; c++) {
         s->cls[c].groups = ts_arena_alloc(arena, s->cls[c].group_count * sizeof *s->cls[c].groups);
         ok = s->cls[c].groups != NULL;
-        s->cls[c].remaining = 0;
     }
     for (size_t g = 0; g < groups && ok; g++) {
         size_t c = class_of[g];
         if (c == NONE) continue;
-        s->cls[c].groups[s->cls[c].remaining++] = g;
-        if (s->cls[c].rep != g) continue; /* link each class once, at its first group */
-        size_t sentinel;
+        word_class *k = &s->cls[c];
+        k->groups[k->remaining++] = g;
+        if (k->rep != g) continue; /* index each class once, by its rep word */
+        size_t sentinel, head;
         if (!ts_strmap_get(&s->coarse_buckets, coarse_of[g], EMPTY, &sentinel)) {
             sentinel = s->ncls + s->nsentinels++;
             s->prev[sentinel] = s->next[sentinel] = sentinel;
             ok = ts_strmap_put(&s->coarse_buckets, coarse_of[g], EMPTY, sentinel);
         }
+        k->sentinel = sentinel;
+        s->live[sentinel]++;
         s->next[c] = sentinel;
         s->prev[c] = s->prev[sentinel];
         s->next[s->prev[sentinel]] = c;
         s->prev[sentinel] = c;
+        if (ts_strmap_get(&s->exact_buckets, exact_of[g], EMPTY, &head)) { /* keep class order: append */
+            while (s->cls[head].exact_next != NONE) head = s->cls[head].exact_next;
+            s->cls[head].exact_next = c;
+        } else {
+            ok = ok && ts_strmap_put(&s->exact_buckets, exact_of[g], EMPTY, c);
+        }
     }
     for (size_t c = 0; c < s->ncls && ok; c++) pairs[c] = (sig_length){s->cls[c].first_coarse, s->cls[c].length};
     if (ok) qsort(pairs, s->ncls, sizeof *pairs, compare_sig_length);
@@ -188,21 +216,25 @@ static bool build_classes(search *s, ts_arena *arena, const ts_signature *esig) 
             s->runs[nr] = nl;
             s->run_len[nr] = 0;
             ok = ts_strmap_put(&s->runs_by_sig, pairs[i].sig, EMPTY, nr++);
+        } else if (pairs[i].length == pairs[i - 1].length) {
+            continue;
         }
-        if (i > 0 && pairs[i].sig == pairs[i - 1].sig && pairs[i].length == pairs[i - 1].length) continue;
         s->lengths[nl++] = pairs[i].length;
         s->run_len[nr - 1]++;
     }
+    ts_strmap_free(&by_view);
     free(class_of);
+    free(view_next);
     free(coarse_of);
-    free(tail_of);
+    free(exact_of);
     free(pairs);
     return ok;
 }
 
 /* ---------------------------------------------------------------------- verification --- */
 
-/* FITS | EXACT bits for class c's word at answer position p (p + length <= m). */
+/* FITS | EXACT bits for class c's word at answer position p (p + length <= m): FITS when every
+ * answer message fits the rep word's message, EXACT when it also renders it exactly. */
 static int verify(search *s, size_t c, size_t p) {
     uint64_t tag = (uint64_t)c * (s->m + 1) + p;
     size_t cached;
@@ -224,12 +256,14 @@ static void take(search *s, size_t c) {
     if (--s->cls[c].remaining > 0) return;
     s->next[s->prev[c]] = s->next[c]; /* dancing links: c keeps its own links for the undo */
     s->prev[s->next[c]] = s->prev[c];
+    s->live[s->cls[c].sentinel]--;
 }
 
 static void give_back(search *s, size_t c) {
     if (s->cls[c].remaining++ > 0) return;
     s->next[s->prev[c]] = c;
     s->prev[s->next[c]] = c;
+    s->live[s->cls[c].sentinel]++;
 }
 
 /* Nodes a and b hold the same vector: walk both up to their common ancestor, counting. */
@@ -240,6 +274,7 @@ static bool same_state(search *s, size_t a, size_t b) {
         s->tally[s->nodes[a].cls]++;
         s->tally[s->nodes[b].cls]--;
         s->touched[n++] = s->nodes[a].cls;
+        s->touched[n++] = s->nodes[b].cls;
         a = s->nodes[a].parent;
         b = s->nodes[b].parent;
     }
@@ -283,49 +318,80 @@ static size_t new_node(search *s, size_t parent, size_t c) {
 
 /* ------------------------------------------------------------------------ candidates --- */
 
-static void sort_small(size_t *items, size_t n) { /* insertion sort: tier 1 has one class per length */
+/* The policy's key of class c: the arrival rank of the group it would place next (FORWARD:
+ * the earliest unused group first; REVERSE: the latest first), or its word's length (LONGEST,
+ * longest first). Ties go to the earlier class. */
+static size_t policy_key(const search *s, size_t c) {
+    const word_class *k = &s->cls[c];
+    if (s->policy == LONGEST) return NONE - k->length;
+    return s->policy == FORWARD ? k->groups[k->group_count - k->remaining] : NONE - k->groups[k->remaining - 1];
+}
+
+static void sort_candidates(search *s, size_t *items, size_t n) { /* insertion sort: lists are short */
     for (size_t i = 1; i < n; i++)
-        for (size_t k = i; k > 0 && items[k - 1] > items[k]; k--) {
+        for (size_t k = i; k > 0; k--) {
+            size_t a = policy_key(s, items[k - 1]), b = policy_key(s, items[k]);
+            if (a < b || (a == b && items[k - 1] < items[k])) break;
             size_t t = items[k];
             items[k] = items[k - 1];
             items[k - 1] = t;
         }
 }
 
-/* Opens a frame at node x: the tier-1 candidates, and tier 2 ready to walk. */
+static bool add_candidate(search *s, size_t c) {
+    if (!grow((void **)&s->cand, &s->cand_cap, s->ncand + 1, sizeof *s->cand)) return false;
+    s->cand[s->ncand++] = c;
+    return true;
+}
+
+/* The coarse bucket of the answer's window of `length` at p, or NONE. */
+static size_t bucket_at(const search *s, size_t p, size_t length) {
+    size_t sentinel;
+    return ts_strmap_get(&s->coarse_buckets, bucket_key(window(s->pc, s, p, length), length), EMPTY, &sentinel)
+               ? sentinel
+               : NONE;
+}
+
+/* Opens a frame at node x: the sorted candidates (small buckets whole, large ones' exact
+ * renderings), the lazy walk of large buckets after them. */
 static bool open_frame(search *s, size_t x) {
     if (!grow((void **)&s->frames, &s->frame_cap, s->nframes + 1, sizeof *s->frames)) return false;
-    frame *fr = &s->frames[s->nframes++];
-    size_t p = s->nodes[x].pos;
-    *fr = (frame){x, s->ncand, s->ncand, s->ncand, NONE, 0, NONE, NONE};
-    if (p >= s->m || !ts_strmap_get(&s->runs_by_sig, s->asig[p].coarse, EMPTY, &fr->run)) return true;
-    for (size_t i = 0; i < s->run_len[fr->run]; i++) {
-        size_t length = s->lengths[s->runs[fr->run] + i], head;
-        if (p + length > s->m) break;
-        if (!ts_strmap_get(&s->exact_buckets, bucket_key(window(s->px, s, p, length), length), EMPTY, &head)) continue;
-        for (size_t c = head; c != NONE; c = s->cls[c].exact_next) {
-            if (s->cls[c].length != length || s->cls[c].remaining == 0 || !(verify(s, c, p) & EXACT)) continue;
-            if (!grow((void **)&s->cand, &s->cand_cap, s->ncand + 1, sizeof *s->cand)) return false;
-            s->cand[s->ncand++] = c;
+    size_t p = s->nodes[x].pos, begin = s->ncand;
+    frame fr = {x, begin, begin, begin, NONE, 0, NONE, NONE};
+    if (p < s->m && ts_strmap_get(&s->runs_by_sig, s->asig[p].coarse, EMPTY, &fr.run)) {
+        for (size_t i = 0; i < s->run_len[fr.run]; i++) {
+            size_t length = s->lengths[s->runs[fr.run] + i], sentinel, head;
+            if (p + length > s->m) break;
+            if ((sentinel = bucket_at(s, p, length)) == NONE) continue;
+            if (s->live[sentinel] <= EAGER) {
+                for (size_t c = s->next[sentinel]; c != sentinel; c = s->next[c])
+                    if (s->cls[c].length == length && (verify(s, c, p) & FITS) && !add_candidate(s, c)) return false;
+                continue;
+            }
+            if (!ts_strmap_get(&s->exact_buckets, bucket_key(window(s->px, s, p, length), length), EMPTY, &head)) continue;
+            for (size_t c = head; c != NONE; c = s->cls[c].exact_next)
+                if (s->cls[c].length == length && s->cls[c].remaining > 0 && (verify(s, c, p) & EXACT) &&
+                    !add_candidate(s, c))
+                    return false;
         }
     }
-    fr = &s->frames[s->nframes - 1];
-    fr->t1_end = s->ncand;
-    sort_small(s->cand + fr->t1_begin, fr->t1_end - fr->t1_begin);
+    fr.c_end = s->ncand;
+    sort_candidates(s, s->cand + begin, fr.c_end - begin);
+    s->frames[s->nframes++] = fr;
     return true;
 }
 
 /* The frame's next candidate class, or NONE. */
 static size_t next_candidate(search *s, frame *fr) {
-    if (fr->t1_next < fr->t1_end) return s->cand[fr->t1_next++];
+    if (fr->c_next < fr->c_end) return s->cand[fr->c_next++];
     if (fr->run == NONE) return NONE;
     size_t p = s->nodes[fr->node].pos;
-    while (fr->len_i < s->run_len[fr->run]) {
+    while (fr->len_i < s->run_len[fr->run]) { /* the large buckets, lazily */
         size_t length = s->lengths[s->runs[fr->run] + fr->len_i];
         if (p + length > s->m) break;
         if (fr->cur == NONE) {
-            if (!ts_strmap_get(&s->coarse_buckets, bucket_key(window(s->pc, s, p, length), length), EMPTY,
-                               &fr->sentinel)) {
+            fr->sentinel = bucket_at(s, p, length);
+            if (fr->sentinel == NONE || s->live[fr->sentinel] <= EAGER) { /* none, or taken whole */
                 fr->len_i++;
                 continue;
             }
@@ -343,23 +409,27 @@ static size_t next_candidate(search *s, frame *fr) {
 
 /* ------------------------------------------------------------------------ the search --- */
 
-/* Depth-first search from the root; returns the node where every word is placed, or NONE.
- * greedy: follow the first candidate only (the diagnostics of an answer already known bad). */
+/* Depth-first search from the root under the current policy; returns the node where every
+ * word is placed, or NONE. greedy: follow the first candidate only (no backtracking, nothing
+ * remembered); the classes taken are given back before returning. */
 static size_t run_search(search *s, bool greedy) {
-    size_t root = new_node(s, NONE, NONE);
-    s->best = root;
+    size_t root = new_node(s, NONE, NONE), found = NONE;
     if (root == NONE || !open_frame(s, root)) return s->oom = true, NONE;
+    if (s->best == NONE) s->best = root;
     while (s->nframes > 0 && !s->oom) {
         frame *fr = &s->frames[s->nframes - 1];
         size_t x = fr->node;
-        if (s->nodes[x].pos == s->m) return x; /* all words placed: the lengths sum to m */
+        if (s->nodes[x].pos == s->m) { /* all words placed: the lengths sum to m */
+            found = x;
+            break;
+        }
         size_t c = next_candidate(s, fr);
         if (c != NONE) {
             size_t child = new_node(s, x, c);
             if (child == NONE) break;
             take(s, c);
             if (s->nodes[child].pos > s->nodes[s->best].pos) s->best = child;
-            if (failed_before(s, child)) {
+            if (!greedy && failed_before(s, child)) {
                 give_back(s, c);
                 continue;
             }
@@ -368,11 +438,16 @@ static size_t run_search(search *s, bool greedy) {
         }
         if (greedy) break;
         remember_failed(s, x); /* every candidate failed: so does this state, however reached */
-        s->ncand = fr->t1_begin;
+        s->ncand = fr->c_begin;
         s->nframes--;
         if (s->nodes[x].cls != NONE) give_back(s, s->nodes[x].cls);
     }
-    return NONE;
+    for (; s->nframes > 0; s->nframes--) { /* give back what the path holds (a dive, or success) */
+        size_t x = s->frames[s->nframes - 1].node;
+        if (s->nodes[x].cls != NONE) give_back(s, s->nodes[x].cls);
+    }
+    s->ncand = 0;
+    return found;
 }
 
 /* Some answer message fits no expected message at all: the answer is bad without a search.
@@ -446,7 +521,7 @@ static bool path_pairs(search *s, ts_arena *arena, size_t x, ts_decision *out) {
 
 static void free_search(search *s) {
     free(s->asig), free(s->pc), free(s->px), free(s->power), free(s->cls), free(s->prev), free(s->next);
-    free(s->runs), free(s->run_len), free(s->lengths), free(s->nodes), free(s->frames), free(s->cand);
+    free(s->runs), free(s->run_len), free(s->lengths), free(s->nodes), free(s->frames), free(s->cand), free(s->live);
     free(s->tally), free(s->touched);
     ts_strmap_free(&s->exact_buckets), ts_strmap_free(&s->coarse_buckets), ts_strmap_free(&s->runs_by_sig);
     ts_strmap_free(&s->verified), ts_strmap_free(&s->failed);
@@ -461,6 +536,7 @@ bool ts_match_decide(ts_arena *arena, const ts_expectation *e, const ts_group_wo
     s.w = words;
     s.answer = messages;
     s.m = messages->u.a.count;
+    s.best = NONE;
     ts_strmap_init(&s.exact_buckets), ts_strmap_init(&s.coarse_buckets), ts_strmap_init(&s.runs_by_sig);
     ts_strmap_init(&s.verified), ts_strmap_init(&s.failed);
     ts_signature *esig = malloc((e->message_count + 1) * sizeof *esig);
@@ -469,7 +545,8 @@ bool ts_match_decide(ts_arena *arena, const ts_expectation *e, const ts_group_wo
     s.px = malloc((s.m + 1) * sizeof *s.px);
     s.power = malloc((s.m + 1) * sizeof *s.power);
     s.tally = calloc(words->group_count + 1, sizeof *s.tally);
-    s.touched = malloc((words->group_count + 1) * sizeof *s.touched);
+    s.touched = malloc((2 * words->group_count + 1) * sizeof *s.touched);
+    ts_view *view = NULL;
     bool ok = esig && s.asig && s.pc && s.px && s.power && s.tally && s.touched;
     size_t visible = 0;
     for (size_t k = 0; k < e->message_count && ok; k++) {
@@ -486,17 +563,30 @@ bool ts_match_decide(ts_arena *arena, const ts_expectation *e, const ts_group_wo
             s.px[i + 1] = s.px[i] * BASE + s.asig[i].exact;
             s.power[i + 1] = s.power[i] * BASE;
         }
+        view = ts_view_new(messages, s.asig);
     }
-    ok = ok && build_classes(&s, arena, esig);
+    ok = ok && view && build_classes(&s, arena, esig, view);
     if (ok) {
-        /* A bad answer is searched greedily for its diagnostics; a plausible one exhaustively. */
+        /* A plausible answer: greedy dives in the two usual group orders, then the exhaustive
+         * search, longest words first (fewer, larger pieces: it finds tilings of look-alike
+         * words far sooner than arrival order; any order is exact). A bad one (a message that fits nothing, or a count that differs): one greedy
+         * dive, for the diagnostics' deepest split. */
         bool plausible = s.m == visible && !some_message_fits_nothing(&s, esig);
-        size_t done = run_search(&s, !plausible);
+        size_t done = run_search(&s, true);
+        if (done == NONE && plausible && !s.oom) {
+            s.policy = REVERSE;
+            done = run_search(&s, true);
+        }
+        if (done == NONE && plausible && !s.oom) {
+            s.policy = LONGEST;
+            done = run_search(&s, false);
+        }
         ok = !s.oom;
         out->valid = plausible && done != NONE;
         out->states = s.nnodes;
         ok = ok && path_pairs(&s, arena, out->valid ? done : s.best, out);
     }
+    ts_view_free(view);
     free(esig);
     free_search(&s);
     return ok;

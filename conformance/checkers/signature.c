@@ -1,8 +1,11 @@
 /* signature.c — message signatures for matching; see signature.h. */
 #include "conformance/checkers/signature.h"
 
+#include <stdlib.h>
+
 #include "conformance/checkers/contents.h"
 #include "conformance/checkers/message.h"
+#include "core/json/strmap.h"
 
 enum { NO_ADDITIONAL = 0x41424E, NO_CREATED_AT = 0x4E4F5449, BAD_CREATED_AT = 0x424144 };
 
@@ -88,19 +91,24 @@ static bool same_members(const ts_member *a, size_t a_count, const ts_member *b,
     return true;
 }
 
-bool ts_signature_same_fit(const ts_expected_message *a, const ts_expected_message *b) {
+/* Everything ts_judge_message reads but the agentId and the kept fields. */
+static bool same_coarse_fields(const ts_expected_message *a, const ts_expected_message *b) {
     if (!ts_str_eq(named_or_absent(a->message_id), named_or_absent(b->message_id)) ||
         !ts_str_eq_nocase(a->role.ptr ? a->role : ts_str_from("assistant"), b->role.ptr ? b->role : ts_str_from("assistant")) ||
         !ts_str_eq(named_or_absent(a->author_name), named_or_absent(b->author_name)) ||
-        !ts_str_eq(named_or_absent(a->agent_id), named_or_absent(b->agent_id)) || a->has_created_at != b->has_created_at ||
-        (a->has_created_at && ts_instant_compare(a->created_at, b->created_at) != 0) ||
+        a->has_created_at != b->has_created_at || (a->has_created_at && ts_instant_compare(a->created_at, b->created_at) != 0) ||
         has_additional(a) != has_additional(b))
         return false;
     if (has_additional(a) &&
         !same_members(a->additional.members, a->additional.count, b->additional.members, b->additional.count))
         return false;
-    return same_members(a->extras.members, a->extras.count, b->extras.members, b->extras.count) &&
-           ts_same_contents(a->contents, a->content_count, b->contents, b->content_count);
+    return ts_same_contents(a->contents, a->content_count, b->contents, b->content_count);
+}
+
+bool ts_signature_same_fit(const ts_expected_message *a, const ts_expected_message *b) {
+    return ts_str_eq(named_or_absent(a->agent_id), named_or_absent(b->agent_id)) &&
+           same_members(a->extras.members, a->extras.count, b->extras.members, b->extras.count) &&
+           same_coarse_fields(a, b);
 }
 
 bool ts_signature_renders_exactly(const ts_expected_message *m, const ts_json *got) {
@@ -116,4 +124,110 @@ bool ts_signature_renders_exactly(const ts_expected_message *m, const ts_json *g
         if (!found) return false;
     }
     return n == m->extras.count;
+}
+
+/* ------------------------------------------------------------------------------ view --- */
+
+typedef struct bucket_info {
+    const ts_json *first; /* the first answer message with this coarse signature */
+    bool uniform;         /* every one of them holds exactly first's kept fields */
+} bucket_info;
+
+struct ts_view {
+    ts_strmap agents;     /* (coarse signature, agentId): some answer message shows that agent */
+    ts_strmap buckets;    /* (coarse signature, ""): index into info */
+    bucket_info *info;
+    size_t count;
+};
+
+static size_t kept_fields(const ts_json *got) {
+    size_t n = 0;
+    for (size_t i = 0; i < got->u.o.count; i++) n += !ts_message_field(got->u.o.members[i].key);
+    return n;
+}
+
+/* The answer message holds the kept field (a kept null may be left out), as X1 reads it. */
+static bool holds(const ts_json *got, const ts_member *x) {
+    const ts_json *have = NULL;
+    for (size_t k = 0; k < got->u.o.count && !have; k++)
+        if (ts_str_eq(got->u.o.members[k].key, x->key)) have = &got->u.o.members[k].value;
+    return have ? ts_json_equal(have, &x->value) : x->value.kind == TS_JSON_NULL;
+}
+
+static bool same_kept_fields(const ts_json *a, const ts_json *b) {
+    if (kept_fields(a) != kept_fields(b)) return false;
+    for (size_t i = 0; i < a->u.o.count; i++) {
+        const ts_member *x = &a->u.o.members[i];
+        if (ts_message_field(x->key)) continue;
+        bool found = false;
+        for (size_t k = 0; k < b->u.o.count && !found; k++)
+            found = ts_str_eq(b->u.o.members[k].key, x->key) && ts_json_equal(&b->u.o.members[k].value, &x->value);
+        if (!found) return false;
+    }
+    return true;
+}
+
+ts_view *ts_view_new(const ts_json *messages, const ts_signature *sig) {
+    ts_view *v = calloc(1, sizeof *v);
+    if (!v) return NULL;
+    ts_strmap_init(&v->agents);
+    ts_strmap_init(&v->buckets);
+    size_t m = messages->u.a.count;
+    v->info = malloc((m + 1) * sizeof *v->info);
+    bool ok = v->info != NULL;
+    for (size_t i = 0; i < m && ok; i++) {
+        const ts_json *got = &messages->u.a.items[i];
+        ts_str agent = ts_message_agent_of(got);
+        if (agent.ptr) ok = ts_strmap_put(&v->agents, sig[i].coarse, agent, 1);
+        size_t at;
+        if (!ts_strmap_get(&v->buckets, sig[i].coarse, ts_str_from(""), &at)) {
+            v->info[v->count] = (bucket_info){got, true};
+            ok = ok && ts_strmap_put(&v->buckets, sig[i].coarse, ts_str_from(""), v->count++);
+        } else if (v->info[at].uniform) {
+            v->info[at].uniform = same_kept_fields(v->info[at].first, got);
+        }
+    }
+    if (!ok) {
+        ts_view_free(v);
+        return NULL;
+    }
+    return v;
+}
+
+void ts_view_free(ts_view *v) {
+    if (!v) return;
+    ts_strmap_free(&v->agents);
+    ts_strmap_free(&v->buckets);
+    free(v->info);
+    free(v);
+}
+
+/* The agent the answer can see: m's own when some answer message of its signature names it. */
+static ts_str seen_agent(const ts_view *v, uint64_t sig, const ts_expected_message *m) {
+    size_t ignored;
+    ts_str agent = named_or_absent(m->agent_id);
+    return agent.ptr && ts_strmap_get(&v->agents, sig, agent, &ignored) ? agent : (ts_str){NULL, 0};
+}
+
+/* m's kept fields matter to this answer: some answer message of its signature may lack one. */
+static bool fields_seen(const ts_view *v, uint64_t sig, const ts_expected_message *m) {
+    size_t at;
+    if (m->extras.count == 0 || !ts_strmap_get(&v->buckets, sig, ts_str_from(""), &at)) return false;
+    if (!v->info[at].uniform) return true;
+    for (size_t i = 0; i < m->extras.count; i++)
+        if (!holds(v->info[at].first, &m->extras.members[i])) return true;
+    return false;
+}
+
+bool ts_view_same(const ts_view *v, uint64_t sig, const ts_expected_message *a, const ts_expected_message *b) {
+    if (!ts_str_eq(seen_agent(v, sig, a), seen_agent(v, sig, b))) return false;
+    bool fa = fields_seen(v, sig, a), fb = fields_seen(v, sig, b);
+    if (fa != fb || (fa && !same_members(a->extras.members, a->extras.count, b->extras.members, b->extras.count)))
+        return false;
+    return same_coarse_fields(a, b);
+}
+
+uint64_t ts_view_hash(const ts_view *v, uint64_t sig, const ts_expected_message *m) {
+    uint64_t h = ts_hash_then(sig, hash_opt(seen_agent(v, sig, m)));
+    return ts_hash_then(h, fields_seen(v, sig, m) ? hash_members(m->extras.members, m->extras.count) : 0x5EE4);
 }

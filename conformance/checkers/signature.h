@@ -38,4 +38,22 @@ bool ts_signature_same_fit(const ts_expected_message *a, const ts_expected_messa
  * unknown fields. */
 bool ts_signature_renders_exactly(const ts_expected_message *m, const ts_json *got);
 
+/* What one answer can tell apart. Two expected messages that differ only in agentId or kept
+ * fields fit exactly the same answer messages when the answer never shows the difference: no
+ * answer message with their coarse signature names either agent, and every such answer
+ * message holds the kept fields of both (or neither has any). ts_view_same is that relation,
+ * from the answer's side (proof in DESIGN.md); the matching room merges such words into one
+ * class. */
+typedef struct ts_view ts_view;
+
+/* The view of answer messages[0..count) (an array of objects); NULL when memory ran out. */
+ts_view *ts_view_new(const ts_json *messages, const ts_signature *answer_signatures);
+void ts_view_free(ts_view *view); /* accepts NULL */
+
+/* a and b (visible expected messages with coarse signature sig) fit the same answer messages
+ * of this answer. */
+bool ts_view_same(const ts_view *view, uint64_t sig, const ts_expected_message *a, const ts_expected_message *b);
+/* A hash that agrees with ts_view_same for messages of one coarse signature. */
+uint64_t ts_view_hash(const ts_view *view, uint64_t sig, const ts_expected_message *m);
+
 #endif
