@@ -376,7 +376,7 @@ static bool open_frame(search *s, size_t x) {
         }
     }
     fr.c_end = s->ncand;
-    sort_candidates(s, s->cand + begin, fr.c_end - begin);
+    if (fr.c_end > begin) sort_candidates(s, s->cand + begin, fr.c_end - begin);
     s->frames[s->nframes++] = fr;
     return true;
 }
