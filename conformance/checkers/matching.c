@@ -567,19 +567,20 @@ bool ts_match_decide(ts_arena *arena, const ts_expectation *e, const ts_group_wo
     }
     ok = ok && view && build_classes(&s, arena, esig, view);
     if (ok) {
-        /* A plausible answer: greedy dives in the two usual group orders, then the exhaustive
-         * search, longest words first (fewer, larger pieces: it finds tilings of look-alike
-         * words far sooner than arrival order; any order is exact). A bad one (a message that fits nothing, or a count that differs): one greedy
-         * dive, for the diagnostics' deepest split. */
+        /* Greedy dives in the two usual group orders, then the exhaustive search, longest
+         * words first (fewer, larger pieces: it finds tilings of look-alike words far sooner
+         * than arrival order; any order is exact). An answer already known bad (a message that
+         * fits nothing, or a count that differs) gets a third greedy dive instead of the
+         * search: the dives then only find the deepest split for the diagnostics. */
         bool plausible = s.m == visible && !some_message_fits_nothing(&s, esig);
         size_t done = run_search(&s, true);
-        if (done == NONE && plausible && !s.oom) {
+        if (done == NONE && !s.oom) {
             s.policy = REVERSE;
             done = run_search(&s, true);
         }
-        if (done == NONE && plausible && !s.oom) {
+        if (done == NONE && !s.oom) {
             s.policy = LONGEST;
-            done = run_search(&s, false);
+            done = run_search(&s, !plausible);
         }
         ok = !s.oom;
         out->valid = plausible && done != NONE;

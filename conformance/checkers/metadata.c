@@ -1,6 +1,7 @@
 /* metadata.c — response-level rules; see metadata.h. */
 #include "conformance/checkers/metadata.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "conformance/checkers/checks.h"
@@ -51,7 +52,10 @@ static void check_counter(const char *name, bool want_has, int64_t want, const t
     int64_t value = 0;
     if (v && !ts_usage_counter_value(v, &is_null, &value)) {
         char shown[120];
-        ts_check_excerpt(v, shown, sizeof shown);
+        if (v->kind == TS_JSON_REAL) /* as a real, so that 10.0 does not read "10" */
+            snprintf(shown, sizeof shown, "%.17g%s", v->u.r, fabs(v->u.r) < 1e16 && v->u.r == floor(v->u.r) ? ".0" : "");
+        else
+            ts_check_excerpt(v, shown, sizeof shown);
         ts_findings_add(f, "R2", "usage.%s: %s is not an integer (counters are int64, or the string of one)", name, shown);
         return;
     }
