@@ -319,9 +319,10 @@ class UsageSum {
   }
 }
 
-// M6: an id-less message with no content and nothing but at most a role is left out.
+// M6: an id-less message with no content and nothing but at most a role is left out; an empty
+// additionalProperties object counts as none (M6, X2).
 const written = (m) => m.key !== null || m.items.length > 0 || m.createdAt !== null || m.author !== null
-  || m.agent !== null || m.props !== null || m.extras.size > 0;
+  || m.agent !== null || (m.props !== null && m.props.size > 0) || m.extras.size > 0;
 
 // O1, O2, I2, O3 inside one group: a topological sort of the constraint graph that, whenever an
 // untimestamped message is free to go, places it before any timestamped one (earliest placement).
@@ -395,7 +396,7 @@ function messageJson(m) {
   if (m.key !== null) out.set('messageId', m.key);
   if (m.author) out.set('authorName', m.author);
   if (m.agent) out.set('agentId', m.agent);
-  if (m.props) out.set('additionalProperties', m.props);
+  if (m.props && m.props.size > 0) out.set('additionalProperties', m.props);
   for (const [k, v] of m.extras) out.set(k, v);
   return out;
 }
