@@ -14,7 +14,7 @@ set -euo pipefail
 max="${1:-60}"
 [[ "$max" =~ ^[1-9][0-9]*$ ]] || { echo "usage: $0 [MAX_SECONDS]" >&2; exit 2; }
 cd "$(dirname "$0")/.."
-ci/setup.sh
+ci/setup.sh fuzz
 bazel build --config=libfuzzer-fast //fuzz:differential_bin //fuzz:resume_scenarios_bin >/dev/null 2>&1
 fuzz_bin="$(bazel info --config=libfuzzer-fast bazel-bin 2>/dev/null)/fuzz"
 bazel build //:turnstile >/dev/null 2>&1
