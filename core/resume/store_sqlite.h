@@ -23,8 +23,9 @@
  * state or the new, never a mix). A resuming engine reads the journal; it never assumes.
  *
  * On disk: PRAGMA application_id = TS_SQLITE_APPLICATION_ID, PRAGMA user_version =
- * TS_SQLITE_SCHEMA_VERSION; tables meta, entries, tasks, signals, checkpoint
- * (store_sqlite_schema.c).
+ * TS_SQLITE_SCHEMA_VERSION; the table meta (the execution id) and the append-only table log
+ * (entries, tasks, completions, signals, events, each commit's checkpoint on its last row), with
+ * views by kind for people reading the file (store_sqlite_schema.c).
  * JSON values are stored as the codec's compact text and parsed back on load, so that
  * store -> load -> ts_journal_to_json -> ts_codec_write gives the bytes the memory store gives.
  * Timestamps, kinds and inputs are stored verbatim. A database with a newer schema version, a
