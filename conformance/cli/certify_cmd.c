@@ -97,13 +97,11 @@ int ts_cli_certify(int argc, char **argv) {
         } else if (!strcmp(a, "--write-expected-failures")) {
             write_expected = argv[++i];
         } else if (!strcmp(a, "--timeout")) {
-            testee_options.timeout_seconds = atof(argv[++i]);
-            if (testee_options.timeout_seconds <= 0) {
-                fprintf(stderr, "turnstile certify: --timeout needs a positive number of seconds\n");
-                return TS_EXIT_USAGE;
-            }
+            if (!ts_cli_parse_real("certify", a, argv[++i], 0, 86400, &testee_options.timeout_seconds)) return TS_EXIT_USAGE;
         } else if (!strcmp(a, "--max-answer-bytes")) {
-            testee_options.max_answer_bytes = (size_t)strtoull(argv[++i], NULL, 10);
+            unsigned long long bytes;
+            if (!ts_cli_parse_whole("certify", a, argv[++i], 1, 1ULL << 31, &bytes)) return TS_EXIT_USAGE;
+            testee_options.max_answer_bytes = (size_t)bytes;
         } else {
             fprintf(stderr, "turnstile certify: unknown option '%s' (see --help)\n", a);
             return TS_EXIT_USAGE;
