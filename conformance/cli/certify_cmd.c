@@ -37,7 +37,8 @@ static const char certify_usage[] =
     "  --help                    this text\n"
     "\n"
     "exit status: 0 all selected cases pass (or match --expected-failures); 1 failures;\n"
-    "2 bad usage or an unreadable suite. The last line of output is 'N passed, N failed, N skipped'.\n";
+    "2 bad usage or an unreadable suite; 3 harness failure: the testee could not be started or\n"
+    "never answered. The last line of output is 'N passed, N failed, N skipped'.\n";
 
 static size_t split_commas(char *list, const char **out, size_t max) {
     size_t n = 0;
@@ -147,7 +148,7 @@ int ts_cli_certify(int argc, char **argv) {
     if (!testee) {
         fprintf(stderr, "turnstile certify: %s\n", why[0] ? why : "out of memory");
         ts_suite_free(&suite);
-        return TS_EXIT_USAGE;
+        return why[0] ? TS_EXIT_HARNESS : TS_EXIT_FAILURE;
     }
     ts_run_options options = {rule_count ? rules : NULL, rule_count, glob_count ? globs : NULL, glob_count, repeat};
     ts_certification result;
@@ -155,6 +156,9 @@ int ts_cli_certify(int argc, char **argv) {
     if (!ts_certify(&suite, testee, &options, &result)) {
         fprintf(stderr, "turnstile certify: out of memory\n");
         status = TS_EXIT_FAILURE;
+    } else if (ts_testee_failure(testee)) { /* nothing was judged: no report */
+        fprintf(stderr, "turnstile certify: harness failure: %s\n", ts_testee_failure(testee));
+        status = TS_EXIT_HARNESS;
     } else {
         /* The replay prefix names the testee the same way this run did. */
         char replay[1024];
