@@ -238,21 +238,19 @@ static void stop(ts_testee *t, bool kill_it) {
  * without a single line ever written, the testee cannot be used. */
 static void start_failed(ts_testee *t, const char *how) {
     if (t->answered_once || ++t->silent_starts < SILENT_STARTS || t->failure) return;
-    size_t size = 600 + STDERR_TAIL;
-    t->failure = malloc(size);
-    if (!t->failure) return;
-    int used = snprintf(t->failure, size,
-                        "the testee never answered: each of its first %d starts ended before it wrote an answer line "
-                        "(the last: %s)",
-                        SILENT_STARTS, how);
-    static const char stderr_intro[] = "; its stderr ended with:\n";
-    if (t->tail_len && used > 0 && (size_t)used + sizeof stderr_intro + t->tail_len < size) {
-        char *at = t->failure + used;
-        memcpy(at, stderr_intro, sizeof stderr_intro - 1);
-        at += sizeof stderr_intro - 1;
-        for (size_t i = 0; i < t->tail_len; i++) *at++ = t->tail[i] ? t->tail[i] : ' '; /* NULs must not cut it */
-        *at = '\0';
-    }
+    /* The last line of its stderr says why, most often ("can't open file ..."). */
+    size_t end = t->tail_len;
+    while (end && (t->tail[end - 1] == '\n' || t->tail[end - 1] == '\r' || t->tail[end - 1] == ' ')) end--;
+    size_t begin = end;
+    while (begin && t->tail[begin - 1] != '\n') begin--;
+    if (end - begin > 100) begin = end - 100;
+    char last[101];
+    for (size_t i = begin; i < end; i++) last[i - begin] = t->tail[i] && t->tail[i] != '\r' ? t->tail[i] : ' ';
+    last[end - begin] = '\0';
+    size_t size = 400;
+    if (!(t->failure = malloc(size))) return;
+    snprintf(t->failure, size, "it never answered: its first %d starts all ended before it wrote a line (the last %s)%s%s",
+             SILENT_STARTS, how, last[0] ? "; its stderr ends: " : "", last);
 }
 
 static void describe_end(ts_testee *t, bool during_request, ts_call_result *result) {
@@ -450,7 +448,7 @@ void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answe
             result->status = TS_CALL_TOO_LARGE;
             snprintf(result->detail, sizeof result->detail, "the answer exceeds %zu bytes", t->options.max_answer_bytes);
             stop(t, true);
-            start_failed(t, result->detail);
+            start_failed(t, "wrote a line longer than the answer limit");
             return;
         }
         if (t->child.ended) {
@@ -476,7 +474,9 @@ void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answe
             result->status = TS_CALL_TIMEOUT;
             snprintf(result->detail, sizeof result->detail, "no answer within %.3g s", t->options.timeout_seconds);
             stop(t, true);
-            start_failed(t, result->detail);
+            char how[80];
+            snprintf(how, sizeof how, "gave no answer within %.3g s", t->options.timeout_seconds);
+            start_failed(t, how);
             return;
         }
         struct pollfd fds[4] = {{t->child.status, POLLIN, 0}, {t->child.out, POLLIN, 0}, {t->child.err, POLLIN, 0},

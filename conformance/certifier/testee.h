@@ -74,8 +74,8 @@ int ts_testee_extra_answers(const ts_testee *t, const char *id);
  * next call starts the child again. No-op in-process. */
 void ts_testee_finish(ts_testee *t);
 
-/* Why the testee cannot be used (it never answered on its first starts: the text names how
- * its last start ended, and its last stderr), or NULL. Owned by t. */
+/* Why the testee cannot be used ("it never answered: ...": how its last start ended, and the
+ * last line of its stderr), or NULL. Owned by t. */
 const char *ts_testee_failure(const ts_testee *t);
 
 /* Kills the child's whole process tree now (SIGKILL) and waits until it is gone; the next

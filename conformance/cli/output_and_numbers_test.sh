@@ -66,10 +66,10 @@ refuses() {
     status=$?
     [ "$status" -eq 2 ] && grep -q -- "$option needs" "$TMP/err" && ok || fail "exit $status: $(head -2 "$TMP/err")"
 }
-for value in nan NaN inf -inf -1 0 "" 5s 1e400 86401 " 5" 0x; do
+for value in nan NaN inf -inf -1 0 "" 5s 1e400 86401 0x; do
     refuses --timeout certify --timeout "$value" --reference
 done
-for value in -1 abc 0 "" 99999999999999999999 2147483649 1e3 " 1"; do
+for value in -1 abc 0 "" 99999999999999999999 4294967297 1e3 " 1"; do
     refuses --max-answer-bytes certify --max-answer-bytes "$value" --reference
 done
 for value in -1 0 abc "" 1.5 1000001 99999999999999999999 18446744073709551615 +3; do

@@ -130,7 +130,7 @@ static bool join_message(merge_state *s, size_t index, const ts_update *u) {
             return false;
         m->contents[m->content_count++] = c;
     }
-    if (u->additional_properties) { /* X2: merged per key, the later update wins */
+    if (u->additional_properties && u->additional_properties->u.o.count > 0) { /* X2 ({} is none: M6) */
         m->any_additional_properties = true;
         for (size_t i = 0; i < u->additional_properties->u.o.count; i++)
             ts_json_builder_set(&m->additional_properties, u->additional_properties->u.o.members[i].key,
