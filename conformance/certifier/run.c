@@ -241,26 +241,6 @@ static void blame_double_answer(ts_case_result *previous) {
     snprintf(previous->detail, sizeof previous->detail, "the testee answered this request more than once");
 }
 
-/* Does the answer line carry this id? Ids are [A-Za-z0-9_.], so a line that does contains
- * "<id>" verbatim: only such a line is parsed here (judge() parses the answer anyway). */
-static bool answer_has_id(const ts_buf *answer, const char *id) {
-    if (!answer->data) return false;
-    char quoted[300];
-    int n = snprintf(quoted, sizeof quoted, "\"%s\"", id);
-    bool mentioned = false;
-    for (size_t i = 0; n > 0 && (size_t)n < sizeof quoted && i + (size_t)n <= answer->len && !mentioned; i++)
-        mentioned = answer->data[i] == '"' && memcmp(answer->data + i, quoted, (size_t)n) == 0;
-    if (!mentioned) return false;
-    ts_arena arena;
-    ts_arena_init(&arena);
-    ts_json value;
-    ts_error err;
-    bool same = ts_codec_parse(&arena, answer->data, answer->len, &value, &err) &&
-                ts_str_eq_cstr(ts_json_string(ts_json_get(&value, "id")), id);
-    ts_arena_free(&arena);
-    return same;
-}
-
 static double seconds_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -287,24 +267,15 @@ static void say_hello(ts_testee *testee, ts_buf *answer, ts_certification *out) 
 }
 
 /* One case through the testee: the request, the answer (or the harness outcome), judged.
- * previous is the result of the case sent before (a late second answer is blamed on it). */
+ * Second answers are counted by the testee for the request whose id they carry (testee.h). */
 static void run_case(ts_testee *testee, const ts_case *c, const ts_run_options *options, ts_case_result *r,
-                     ts_case_result *previous, ts_buf *answer) {
+                     ts_buf *answer) {
     ts_call_result call;
     ts_testee_call(testee, c->request, c->request_len, answer, &call);
     if (call.status == TS_CALL_EXITED && call.code == 0) {
         /* A clean exit before answering is most likely a testee that ended after its last
          * answer, before it read this request: send it once more to the restarted one. */
-        bool extra = call.extra_output;
         ts_testee_call(testee, c->request, c->request_len, answer, &call);
-        call.extra_output |= extra;
-    }
-    if (call.extra_output) blame_double_answer(previous);
-    /* A line carrying the previous case's id is a late second answer to it: blame that
-     * case and read on for this one. */
-    while (call.status == TS_CALL_ANSWERED && previous && previous->answer && answer_has_id(answer, previous->c->id)) {
-        blame_double_answer(previous);
-        ts_testee_call(testee, NULL, 0, answer, &call);
     }
     if (call.status != TS_CALL_ANSWERED) record_error(r, testee, &call);
     else {
@@ -328,7 +299,6 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
     ts_buf_init(&answer);
     ts_call_result call;
     say_hello(testee, &answer, out);
-    ts_case_result *previous = NULL;
     size_t total = 0;
     for (size_t i = 0; i < suite->count; i++) total += ts_run_case_selected(options, &suite->cases[i]);
     for (size_t i = 0; i < suite->count && !out->harness_failure[0]; i++) {
@@ -338,13 +308,12 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
         r->c = c;
         r->apart = ts_run_case_apart(options, c);
         ts_findings_init(&r->findings);
-        run_case(testee, c, options, r, previous, &answer);
+        run_case(testee, c, options, r, &answer);
         if (r->verdict == TS_VERDICT_ERROR && strcmp(r->outcome, "unavailable") == 0)
-            snprintf(out->harness_failure, sizeof out->harness_failure, "the testee could not be started: %.250s", r->detail);
-        previous = r;
+            snprintf(out->harness_failure, sizeof out->harness_failure, "the testee could not be started: %.250s",
+                     ts_testee_failure(testee) ? ts_testee_failure(testee) : r->detail);
         if (options->progress) options->progress(options->progress_context, out->count, total, c);
     }
-    if (ts_testee_has_extra_output(testee)) blame_double_answer(previous);
     if (options->repeat && ts_run_rule_selected(options, "D1") && !out->harness_failure[0]) {
         for (size_t k = out->count; k-- > 0;) { /* D1: again, in reverse order, after all others */
             ts_case_result *r = &out->results[k];
@@ -384,6 +353,11 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
             if (!same) r->verdict = TS_VERDICT_FAIL;
         }
     }
+    /* Second answers are counted by the testee for the request whose id they carry, up to its
+     * exit at end of input (testee.h): blame those cases. */
+    ts_testee_finish(testee);
+    for (size_t k = 0; k < out->count; k++)
+        if (ts_testee_extra_answers(testee, out->results[k].c->id)) blame_double_answer(&out->results[k]);
     ts_buf_free(&answer);
     out->restarts = ts_testee_restarts(testee);
     out->seconds = seconds_now() - start;

@@ -2,32 +2,56 @@
 #include "conformance/certifier/testee.h"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <math.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-enum { STDERR_TAIL = 4096 };
+#include "conformance/certifier/supervise.h"
+#include "core/json/codec.h"
+
+enum {
+    STDERR_TAIL = 4096,
+    SILENT_STARTS = 3, /* starts that end before any start wrote a line: the testee cannot start */
+    ID_MAX = 128,      /* request ids longer than this are not tracked for second answers */
+};
+static const double closed_stdout_grace = 2.0; /* for a testee that closed stdout to exit */
+static const double finish_grace = 2.0;        /* for a testee to exit at end of input */
+static const double max_timeout = 86400.0;
+
+typedef struct extra_count {
+    char *id;
+    int count;
+} extra_count;
 
 struct ts_testee {
     bool in_process;
     ts_testee_config config;     /* in-process */
     char **argv;                 /* child */
     ts_testee_options options;
-    pid_t pid;
-    int to_child, from_child, err_from_child;
-    char *pending;               /* bytes read past the last answer line */
+    ts_child child;
+    bool running;                /* child started and not stopped yet (it may have ended) */
+    bool stdout_eof;             /* its stdout reached end of file */
+    int answers_this_start;
+    char *pending;               /* stdout bytes read past the last answer line */
     size_t pending_len, pending_cap;
     char tail[STDERR_TAIL + 1];
     size_t tail_len;
-    int restarts;
-    bool dead;                   /* needs a restart before the next call */
+    int restarts;                /* after an end the testee caused */
+    int planned_restarts;        /* after ts_testee_kill or ts_testee_finish */
+    bool stopped_on_purpose;
+    bool answered_once;          /* some start wrote a complete line */
+    int silent_starts;
+    char *failure;
+    char **sent;                 /* distinct request ids sent so far */
+    size_t sent_count, sent_cap;
+    char last_answered[ID_MAX];  /* the request the last answer line was taken for */
+    extra_count *extras;
+    size_t extra_len;
     char description[256];
 };
 
@@ -39,6 +63,7 @@ const char *ts_call_status_name(ts_call_status status) {
     case TS_CALL_EXITED: return "exited";
     case TS_CALL_TOO_LARGE: return "protocol-error";
     case TS_CALL_UNAVAILABLE: return "unavailable";
+    case TS_CALL_STDOUT_CLOSED: return "protocol-error";
     }
     return "unknown";
 }
@@ -50,7 +75,8 @@ ts_testee *ts_testee_in_process(const ts_mutant *mutant) {
     ts_testee_config_init(&t->config, mutant);
     snprintf(t->description, sizeof t->description, "turnstile reference (in-process)%s%s",
              mutant ? ", mutant " : "", mutant ? mutant->name : "");
-    t->pid = -1;
+    t->child.pid = t->child.supervisor = -1;
+    t->child.in = t->child.out = t->child.err = t->child.status = -1;
     return t;
 }
 
@@ -59,6 +85,8 @@ static double now_seconds(void) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+/* ---- stderr: kept as a tail ---- */
 
 static void keep_stderr(ts_testee *t, const char *data, size_t n) {
     if (n >= STDERR_TAIL) {
@@ -74,162 +102,177 @@ static void keep_stderr(ts_testee *t, const char *data, size_t n) {
 }
 
 static void drain_stderr(ts_testee *t) {
-    char buf[4096];
-    while (t->err_from_child >= 0) {
-        ssize_t n = read(t->err_from_child, buf, sizeof buf);
+    char buf[65536];
+    while (t->child.err >= 0) {
+        ssize_t n = read(t->child.err, buf, sizeof buf);
         if (n > 0) {
             keep_stderr(t, buf, (size_t)n);
         } else {
             if (n == 0) { /* the testee closed stderr: stop polling it (poll ignores -1) */
-                close(t->err_from_child);
-                t->err_from_child = -1;
+                close(t->child.err);
+                t->child.err = -1;
             }
             break;
         }
     }
 }
 
-static bool start_child(ts_testee *t, char *why, size_t why_size) {
-    int in[2], out[2], err[2];
-    if (pipe(in) != 0) goto fail;
-    if (pipe(out) != 0) {
-        int saved = errno;
-        close(in[0]);
-        close(in[1]);
-        errno = saved;
-        goto fail;
+/* ---- ids: which request a line answers ---- */
+
+/* The "id" string of a JSON object line into out (""), without parsing it when it starts
+ * {"id":"…" as most testees write it. False when the line has no string id that fits. */
+static bool line_id(const char *line, size_t len, char out[ID_MAX]) {
+    out[0] = '\0';
+    size_t i = 0;
+#define SKIP_SPACE() while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r' || line[i] == '\n')) i++
+    SKIP_SPACE();
+    if (i < len && line[i] == '{') {
+        i++;
+        SKIP_SPACE();
+        if (len - i > 4 && memcmp(line + i, "\"id\"", 4) == 0) {
+            i += 4;
+            SKIP_SPACE();
+            if (i < len && line[i] == ':') {
+                i++;
+                SKIP_SPACE();
+                if (i < len && line[i] == '"') {
+                    size_t start = ++i;
+                    while (i < len && line[i] != '"' && line[i] != '\\' && line[i] != '\0') i++;
+                    if (i < len && line[i] == '"') {
+                        if (i - start >= ID_MAX) return false;
+                        memcpy(out, line + start, i - start);
+                        out[i - start] = '\0';
+                        return true;
+                    }
+                }
+            }
+        }
     }
-    if (pipe(err) != 0) {
-        int saved = errno;
-        close(in[0]); close(in[1]); close(out[0]); close(out[1]);
-        errno = saved;
-        goto fail;
+#undef SKIP_SPACE
+    ts_arena arena; /* any other shape: the codec decides */
+    ts_arena_init(&arena);
+    ts_json value;
+    ts_error err;
+    bool found = false;
+    if (ts_codec_parse(&arena, line, len, &value, &err)) {
+        ts_str id = ts_json_string(ts_json_get(&value, "id"));
+        if (id.ptr && id.len < ID_MAX && !memchr(id.ptr, '\0', id.len)) {
+            memcpy(out, id.ptr, id.len);
+            out[id.len] = '\0';
+            found = true;
+        }
     }
-    int exec_report[2]; /* close-on-exec: a byte here means execvp failed */
-    if (pipe(exec_report) != 0) {
-        close(in[0]); close(in[1]); close(out[0]); close(out[1]); close(err[0]); close(err[1]);
-        goto fail;
-    }
-    fcntl(exec_report[1], F_SETFD, FD_CLOEXEC);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(in[0]); close(in[1]); close(out[0]); close(out[1]); close(err[0]); close(err[1]);
-        close(exec_report[0]); close(exec_report[1]);
-        goto fail;
-    }
-    if (pid == 0) {
-        setpgid(0, 0); /* its own process group: a kill reaches its children too */
-        dup2(in[0], 0);
-        dup2(out[1], 1);
-        dup2(err[1], 2);
-        close(in[0]); close(in[1]); close(out[0]); close(out[1]); close(err[0]); close(err[1]);
-        close(exec_report[0]);
-        execvp(t->argv[0], t->argv);
-        int e = errno;
-        if (write(exec_report[1], &e, sizeof e) < 0) _exit(127);
-        _exit(127);
-    }
-    close(in[0]);
-    close(out[1]);
-    close(err[1]);
-    close(exec_report[1]);
-    int exec_errno = 0;
-    ssize_t got = read(exec_report[0], &exec_errno, sizeof exec_errno);
-    close(exec_report[0]);
-    if (got == (ssize_t)sizeof exec_errno) {
-        snprintf(why, why_size, "cannot run %s: %s", t->argv[0], strerror(exec_errno));
-        close(in[1]); close(out[0]); close(err[0]);
-        waitpid(pid, NULL, 0);
-        return false;
-    }
-    setpgid(pid, pid); /* also here, so that there is no race with the child's own call */
-    fcntl(in[1], F_SETFL, O_NONBLOCK); /* a large request must not block past the timeout */
-    fcntl(out[0], F_SETFL, O_NONBLOCK);
-    fcntl(err[0], F_SETFL, O_NONBLOCK);
-    fcntl(in[1], F_SETFD, FD_CLOEXEC);
-    fcntl(out[0], F_SETFD, FD_CLOEXEC);
-    fcntl(err[0], F_SETFD, FD_CLOEXEC);
-    t->pid = pid;
-    t->to_child = in[1];
-    t->from_child = out[0];
-    t->err_from_child = err[0];
-    t->pending_len = 0;
-    t->dead = false;
-    return true;
-fail:
-    snprintf(why, why_size, "cannot start the testee: %s", strerror(errno));
+    ts_arena_free(&arena);
+    return found;
+}
+
+static bool was_sent(const ts_testee *t, const char *id) {
+    for (size_t i = 0; i < t->sent_count; i++)
+        if (strcmp(t->sent[i], id) == 0) return true;
     return false;
 }
 
-/* Kills (if still running) and reaps the child; returns how it ended. */
-static void stop_child(ts_testee *t, bool kill_it, ts_call_result *result) {
-    if (t->pid <= 0) return;
-    if (t->to_child >= 0) close(t->to_child);
-    t->to_child = -1;
-    int status = 0;
-    pid_t done = waitpid(t->pid, &status, WNOHANG);
-    if (done == 0 && kill_it) {
-        kill(-t->pid, SIGKILL); /* the whole process group */
-        kill(t->pid, SIGKILL);
-        done = waitpid(t->pid, &status, 0);
-    } else if (done == 0) {
-        double deadline = now_seconds() + 2.0;
-        struct timespec pause = {0, 10 * 1000 * 1000};
-        while ((done = waitpid(t->pid, &status, WNOHANG)) == 0 && now_seconds() < deadline) nanosleep(&pause, NULL);
-        if (done == 0) {
-            kill(-t->pid, SIGKILL);
-            kill(t->pid, SIGKILL);
-            done = waitpid(t->pid, &status, 0);
-        }
+static void remember_sent(ts_testee *t, const char *id) {
+    if (!id[0] || was_sent(t, id)) return;
+    if (t->sent_count == t->sent_cap) {
+        size_t cap = t->sent_cap ? t->sent_cap * 2 : 64;
+        char **grown = realloc(t->sent, cap * sizeof *grown);
+        if (!grown) return;
+        t->sent = grown;
+        t->sent_cap = cap;
     }
-    if (done > 0 && result) {
-        if (WIFSIGNALED(status)) {
-            result->status = TS_CALL_CRASHED;
-            result->code = WTERMSIG(status);
-        } else if (WIFEXITED(status)) {
-            result->status = TS_CALL_EXITED;
-            result->code = WEXITSTATUS(status);
-        }
-    }
-    if (done > 0) kill(-t->pid, SIGKILL); /* leftovers of its process group, if any */
-    drain_stderr(t);
-    if (t->from_child >= 0) close(t->from_child);
-    if (t->err_from_child >= 0) close(t->err_from_child);
-    t->from_child = t->err_from_child = -1;
-    t->pid = -1;
-    t->dead = true;
+    if ((t->sent[t->sent_count] = strdup(id))) t->sent_count++;
 }
 
-ts_testee *ts_testee_spawn(char *const argv[], const ts_testee_options *options, char *why, size_t why_size) {
-    signal(SIGPIPE, SIG_IGN); /* a dead child must not kill the certifier */
-    ts_testee *t = calloc(1, sizeof *t);
-    if (!t) return NULL;
-    size_t argc = 0;
-    while (argv[argc]) argc++;
-    t->argv = calloc(argc + 1, sizeof *t->argv);
-    if (!t->argv) {
-        free(t);
-        return NULL;
+/* A line that is not the answer to the request in flight: counted for the request whose id
+ * it carries, or (no id of an earlier request) for the request answered last. */
+static void count_extra_line(ts_testee *t, const char *line, size_t len) {
+    bool blank = true;
+    for (size_t i = 0; i < len && blank; i++) blank = line[i] == ' ' || line[i] == '\t' || line[i] == '\r';
+    if (blank) return;
+    char id[ID_MAX];
+    const char *owner = line_id(line, len, id) && was_sent(t, id) ? id : t->last_answered;
+    if (!owner[0]) return;
+    for (size_t i = 0; i < t->extra_len; i++) {
+        if (strcmp(t->extras[i].id, owner) == 0) {
+            t->extras[i].count++;
+            return;
+        }
     }
-    size_t used = 0;
-    for (size_t i = 0; i < argc; i++) {
-        t->argv[i] = strdup(argv[i]);
-        used += (size_t)snprintf(t->description + used, used < sizeof t->description ? sizeof t->description - used : 0,
-                                 "%s%s", i ? " " : "", argv[i]);
-        if (used >= sizeof t->description) used = sizeof t->description - 1;
-    }
-    t->options = *options;
-    if (t->options.timeout_seconds <= 0) t->options.timeout_seconds = 5;
-    if (!t->options.max_answer_bytes) t->options.max_answer_bytes = (size_t)16 << 20;
-    if (!t->options.max_restarts) t->options.max_restarts = 20;
-    t->to_child = t->from_child = t->err_from_child = -1;
-    t->pid = -1;
-    if (!start_child(t, why, why_size)) {
-        ts_testee_close(t);
-        return NULL;
-    }
-    return t;
+    extra_count *grown = realloc(t->extras, (t->extra_len + 1) * sizeof *grown);
+    if (!grown) return;
+    t->extras = grown;
+    if ((t->extras[t->extra_len].id = strdup(owner))) t->extras[t->extra_len++].count = 1;
 }
+
+int ts_testee_extra_answers(const ts_testee *t, const char *id) {
+    for (size_t i = 0; i < t->extra_len; i++)
+        if (strcmp(t->extras[i].id, id) == 0) return t->extras[i].count;
+    return 0;
+}
+
+/* ---- the child's lifetime ---- */
+
+static bool start(ts_testee *t, char *why, size_t why_size) {
+    if (!ts_child_start(&t->child, t->argv, why, why_size)) return false;
+    t->running = true;
+    t->stdout_eof = false;
+    t->answers_this_start = 0;
+    t->pending_len = 0;
+    return true;
+}
+
+/* Kills the child if asked (or if it is still running), keeps its last stderr, clears its
+ * whole process tree. */
+static void stop(ts_testee *t, bool kill_it) {
+    if (!t->running) return;
+    if (kill_it) ts_child_kill(&t->child);
+    ts_child_wait_ended(&t->child, kill_it ? 5.0 : 0.0);
+    drain_stderr(t);
+    ts_child_finish(&t->child);
+    t->running = false;
+    t->pending_len = 0;
+}
+
+/* A start ended (died or was killed) by the testee's fault: after SILENT_STARTS of them
+ * without a single line ever written, the testee cannot be used. */
+static void start_failed(ts_testee *t, const char *how) {
+    if (t->answered_once || ++t->silent_starts < SILENT_STARTS || t->failure) return;
+    /* The last line of its stderr says why, most often ("can't open file ..."). */
+    size_t end = t->tail_len;
+    while (end && (t->tail[end - 1] == '\n' || t->tail[end - 1] == '\r' || t->tail[end - 1] == ' ')) end--;
+    size_t begin = end;
+    while (begin && t->tail[begin - 1] != '\n') begin--;
+    if (end - begin > 100) begin = end - 100;
+    char last[101];
+    for (size_t i = begin; i < end; i++) last[i - begin] = t->tail[i] && t->tail[i] != '\r' ? t->tail[i] : ' ';
+    last[end - begin] = '\0';
+    size_t size = 400;
+    if (!(t->failure = malloc(size))) return;
+    snprintf(t->failure, size, "it never answered: its first %d starts all ended before it wrote a line (the last %s)%s%s",
+             SILENT_STARTS, how, last[0] ? "; its stderr ends: " : "", last);
+}
+
+static void describe_end(ts_testee *t, bool during_request, ts_call_result *result) {
+    char how[80];
+    if (t->child.lost) {
+        result->status = TS_CALL_CRASHED;
+        result->code = 9;
+        snprintf(how, sizeof how, "was killed (its supervisor died)");
+    } else {
+        result->status = WIFSIGNALED(t->child.wait_status) ? TS_CALL_CRASHED : TS_CALL_EXITED;
+        result->code = WIFSIGNALED(t->child.wait_status) ? WTERMSIG(t->child.wait_status) : WEXITSTATUS(t->child.wait_status);
+        ts_child_describe_status(t->child.wait_status, how, sizeof how);
+    }
+    if (during_request)
+        snprintf(result->detail, sizeof result->detail, "the testee %s before answering", how);
+    else
+        snprintf(result->detail, sizeof result->detail, "the testee %s %s", how,
+                 t->answers_this_start ? "after its last answer, before this request was sent"
+                                       : "before this request was sent");
+}
+
+/* ---- stdout ---- */
 
 static bool append_pending(ts_testee *t, const char *data, size_t n) {
     if (t->pending_len + n + 1 > t->pending_cap) {
@@ -245,23 +288,108 @@ static bool append_pending(ts_testee *t, const char *data, size_t n) {
     return true;
 }
 
-bool ts_testee_has_extra_output(ts_testee *t) {
-    if (t->in_process || t->dead || t->pid <= 0) return false;
+/* Reads what stdout holds now (never more than one answer's limit past what is pending). */
+static void read_stdout_now(ts_testee *t) {
     char buf[65536];
-    bool gone = false;
-    for (;;) { /* take what is there right now, without waiting */
-        ssize_t n = read(t->from_child, buf, sizeof buf);
-        if (n == 0) gone = true; /* it exited between two requests */
-        if (n <= 0) break;
-        if (!append_pending(t, buf, (size_t)n)) break;
+    while (!t->stdout_eof && t->pending_len <= t->options.max_answer_bytes) {
+        ssize_t n = read(t->child.out, buf, sizeof buf);
+        if (n > 0) {
+            if (!append_pending(t, buf, (size_t)n)) return;
+        } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+            t->stdout_eof = true;
+        } else {
+            return;
+        }
     }
-    drain_stderr(t);
+}
+
+/* Everything pending is output after the last answer: count its lines as second answers. */
+static bool count_pending_as_extra(ts_testee *t) {
     bool extra = false;
-    for (size_t i = 0; i < t->pending_len; i++)
-        if (t->pending[i] != ' ' && t->pending[i] != '\n' && t->pending[i] != '\r' && t->pending[i] != '\t') extra = true;
-    t->pending_len = 0; /* discard it: it belongs to no request */
-    if (gone) stop_child(t, false, NULL); /* restarted by the next call, not blamed on it */
+    size_t at = 0;
+    while (at < t->pending_len) {
+        char *newline = memchr(t->pending + at, '\n', t->pending_len - at);
+        size_t end = newline ? (size_t)(newline - t->pending) : t->pending_len;
+        for (size_t i = at; i < end && !extra; i++)
+            extra = t->pending[i] != ' ' && t->pending[i] != '\t' && t->pending[i] != '\r';
+        count_extra_line(t, t->pending + at, end - at);
+        at = end + 1;
+    }
+    t->pending_len = 0;
     return extra;
+}
+
+bool ts_testee_has_extra_output(ts_testee *t) {
+    if (t->in_process || !t->running) return false;
+    read_stdout_now(t);
+    drain_stderr(t);
+    ts_child_check_ended(&t->child);
+    return count_pending_as_extra(t);
+}
+
+/* Takes the first line of pending that answers request `id` into answer; counts the lines
+ * before it that carry the id of an earlier request. False when no such line is complete. */
+static bool take_answer(ts_testee *t, const char *id, ts_buf *answer) {
+    char *newline;
+    while (t->pending_len && (newline = memchr(t->pending, '\n', t->pending_len))) {
+        size_t line_len = (size_t)(newline - t->pending);
+        size_t body = line_len && t->pending[line_len - 1] == '\r' ? line_len - 1 : line_len;
+        char line_owner[ID_MAX];
+        bool earlier = id[0] && line_id(t->pending, body, line_owner) && strcmp(line_owner, id) != 0 &&
+                       was_sent(t, line_owner);
+        if (earlier) count_extra_line(t, t->pending, body);
+        else ts_buf_append(answer, t->pending, body);
+        memmove(t->pending, newline + 1, t->pending_len - line_len - 1);
+        t->pending_len -= line_len + 1;
+        if (!earlier) {
+            t->answered_once = true;
+            t->answers_this_start++;
+            snprintf(t->last_answered, sizeof t->last_answered, "%s", id);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- calls ---- */
+
+ts_testee *ts_testee_spawn(char *const argv[], const ts_testee_options *options, char *why, size_t why_size) {
+    ts_testee_options checked = *options;
+    if (checked.timeout_seconds == 0) checked.timeout_seconds = 5;
+    if (!isfinite(checked.timeout_seconds) || checked.timeout_seconds < 0 || checked.timeout_seconds > max_timeout) {
+        snprintf(why, why_size, "the timeout must be a number of seconds above 0 and at most %.0f", max_timeout);
+        return NULL;
+    }
+    if (checked.max_restarts < 0) {
+        snprintf(why, why_size, "the restart limit must not be negative");
+        return NULL;
+    }
+    if (!checked.max_answer_bytes) checked.max_answer_bytes = (size_t)16 << 20;
+    if (!checked.max_restarts) checked.max_restarts = 20;
+    ts_testee *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->child.pid = t->child.supervisor = -1;
+    t->child.in = t->child.out = t->child.err = t->child.status = -1;
+    size_t argc = 0;
+    while (argv[argc]) argc++;
+    t->argv = calloc(argc + 1, sizeof *t->argv);
+    if (!t->argv) {
+        free(t);
+        return NULL;
+    }
+    size_t used = 0;
+    for (size_t i = 0; i < argc; i++) {
+        t->argv[i] = strdup(argv[i]);
+        used += (size_t)snprintf(t->description + used, used < sizeof t->description ? sizeof t->description - used : 0,
+                                 "%s%s", i ? " " : "", argv[i]);
+        if (used >= sizeof t->description) used = sizeof t->description - 1;
+    }
+    t->options = checked;
+    if (!start(t, why, why_size)) {
+        ts_testee_close(t);
+        return NULL;
+    }
+    return t;
 }
 
 void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result) {
@@ -272,78 +400,144 @@ void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answe
         result->status = TS_CALL_ANSWERED;
         return;
     }
-    if (t->dead) {
-        if (t->restarts >= t->options.max_restarts) {
+    if (t->failure) {
+        result->status = TS_CALL_UNAVAILABLE;
+        snprintf(result->detail, sizeof result->detail, "not sent: %s", t->failure);
+        return;
+    }
+    char id[ID_MAX] = "";
+    if (request && !line_id(request, len, id)) id[0] = '\0';
+    if (t->running && request) {
+        result->extra_output = ts_testee_has_extra_output(t);
+        if (t->child.ended) { /* it died after its last answer: this request finds it dead */
+            describe_end(t, false, result);
+            stop(t, false);
+            start_failed(t, result->detail + strlen("the testee "));
+            return;
+        }
+    }
+    if (!t->running) {
+        if (t->stopped_on_purpose) {
+            t->planned_restarts++;
+        } else if (t->restarts >= t->options.max_restarts) {
             result->status = TS_CALL_UNAVAILABLE;
             snprintf(result->detail, sizeof result->detail, "not sent: the testee was restarted %d times already",
                      t->restarts);
             return;
+        } else {
+            t->restarts++;
         }
-        t->restarts++;
-        if (!start_child(t, result->detail, sizeof result->detail)) {
+        t->stopped_on_purpose = false;
+        if (!start(t, result->detail, sizeof result->detail)) {
             result->status = TS_CALL_UNAVAILABLE;
             return;
         }
     }
-    if (request) result->extra_output = ts_testee_has_extra_output(t);
+    remember_sent(t, id);
     /* Write the request (and newline) while reading stdout/stderr, so a testee that answers
-     * before reading everything cannot deadlock us. */
+     * before reading everything cannot deadlock us; watch the supervisor's report, so a dead
+     * testee is seen at once even when something it started still holds its stdout. */
     double deadline = now_seconds() + t->options.timeout_seconds;
     size_t sent = 0, total = request ? len + 1 : 0;
-    char buf[65536];
     for (;;) {
-        char *newline = t->pending_len ? memchr(t->pending, '\n', t->pending_len) : NULL;
-        if (newline && sent == total) {
-            size_t line_len = (size_t)(newline - t->pending);
-            size_t body = line_len && t->pending[line_len - 1] == '\r' ? line_len - 1 : line_len;
-            ts_buf_append(answer, t->pending, body);
-            memmove(t->pending, newline + 1, t->pending_len - line_len - 1);
-            t->pending_len -= line_len + 1;
+        if (sent == total && take_answer(t, id, answer)) {
             result->status = TS_CALL_ANSWERED;
             return;
         }
         if (t->pending_len > t->options.max_answer_bytes) {
             result->status = TS_CALL_TOO_LARGE;
             snprintf(result->detail, sizeof result->detail, "the answer exceeds %zu bytes", t->options.max_answer_bytes);
-            stop_child(t, true, NULL);
+            stop(t, true);
+            start_failed(t, "wrote a line longer than the answer limit");
+            return;
+        }
+        if (t->child.ended) {
+            size_t before = t->pending_len;
+            read_stdout_now(t); /* what it wrote before it ended is all there now */
+            if (t->pending_len != before) continue;
+            describe_end(t, true, result);
+            stop(t, false);
+            start_failed(t, result->detail + strlen("the testee "));
             return;
         }
         double left = deadline - now_seconds();
+        if (t->stdout_eof) { /* closed to exit, or closed and still running? */
+            if (ts_child_wait_ended(&t->child, left < closed_stdout_grace ? left : closed_stdout_grace)) continue;
+            result->status = TS_CALL_STDOUT_CLOSED;
+            snprintf(result->detail, sizeof result->detail,
+                     "the testee closed its stdout and kept running (the certifier then killed it)");
+            stop(t, true);
+            start_failed(t, "it closed its stdout and kept running");
+            return;
+        }
         if (left <= 0) {
             result->status = TS_CALL_TIMEOUT;
             snprintf(result->detail, sizeof result->detail, "no answer within %.3g s", t->options.timeout_seconds);
-            stop_child(t, true, NULL);
+            stop(t, true);
+            char how[80];
+            snprintf(how, sizeof how, "gave no answer within %.3g s", t->options.timeout_seconds);
+            start_failed(t, how);
             return;
         }
-        struct pollfd fds[3] = {{t->from_child, POLLIN, 0}, {t->err_from_child, POLLIN, 0},
-                                {t->to_child, POLLOUT, 0}};
-        int nfds = sent < total ? 3 : 2;
-        int ready = poll(fds, (nfds_t)nfds, left > 1e6 ? 1000000000 : (int)(left * 1000) + 1);
-        if (ready < 0 && errno != EINTR) break;
-        if (nfds == 3 && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
-            ssize_t n = sent < len ? write(t->to_child, request + sent, len - sent) : write(t->to_child, "\n", 1);
+        struct pollfd fds[4] = {{t->child.status, POLLIN, 0}, {t->child.out, POLLIN, 0}, {t->child.err, POLLIN, 0},
+                                {sent < total ? t->child.in : -1, POLLOUT, 0}};
+        int ready = poll(fds, 4, (int)(left * 1000) + 1);
+        if (ready < 0 && errno != EINTR) {
+            result->status = TS_CALL_UNAVAILABLE;
+            snprintf(result->detail, sizeof result->detail, "poll failed: %s", strerror(errno));
+            stop(t, true);
+            return;
+        }
+        if (ready <= 0) continue;
+        if (fds[3].revents & (POLLOUT | POLLERR | POLLHUP)) {
+            ssize_t n = sent < len ? write(t->child.in, request + sent, len - sent) : write(t->child.in, "\n", 1);
             if (n > 0) sent += (size_t)n;
-            else if (n < 0 && errno != EAGAIN && errno != EINTR) sent = total; /* the child closed stdin: see below */
+            else if (n < 0 && errno != EAGAIN && errno != EINTR) sent = total; /* it closed stdin: see what follows */
         }
-        if (fds[1].revents & POLLIN) drain_stderr(t);
-        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-            ssize_t n = read(t->from_child, buf, sizeof buf);
-            if (n > 0) {
-                append_pending(t, buf, (size_t)n);
-            } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
-                /* stdout closed: the child is gone (or going) */
-                result->status = TS_CALL_EXITED;
-                stop_child(t, false, result);
-                snprintf(result->detail, sizeof result->detail, "the testee %s %d before answering",
-                         result->status == TS_CALL_CRASHED ? "was killed by signal" : "exited with status",
-                         result->code);
-                return;
-            }
-        }
+        if (fds[2].revents) drain_stderr(t);
+        if (fds[1].revents) read_stdout_now(t);
+        if (fds[0].revents) ts_child_check_ended(&t->child);
     }
-    result->status = TS_CALL_EXITED;
-    stop_child(t, true, result);
 }
+
+void ts_testee_finish(ts_testee *t) {
+    if (t->in_process || !t->running) return;
+    if (t->child.in >= 0) close(t->child.in);
+    t->child.in = -1;
+    double deadline = now_seconds() + finish_grace;
+    while (!(t->child.ended && t->stdout_eof)) {
+        double left = deadline - now_seconds();
+        if (left <= 0) break;
+        struct pollfd fds[3] = {{t->child.ended ? -1 : t->child.status, POLLIN, 0},
+                                {t->stdout_eof ? -1 : t->child.out, POLLIN, 0}, {t->child.err, POLLIN, 0}};
+        if (poll(fds, 3, (int)(left * 1000) + 1) < 0 && errno != EINTR) break;
+        if (fds[2].revents) drain_stderr(t);
+        if (fds[1].revents) read_stdout_now(t);
+        if (fds[0].revents) ts_child_check_ended(&t->child);
+        if (t->pending_len > t->options.max_answer_bytes) break;
+        if (t->child.ended) read_stdout_now(t);
+        if (t->child.ended && !t->stdout_eof) break; /* something it started holds stdout: done anyway */
+    }
+    read_stdout_now(t);
+    count_pending_as_extra(t);
+    stop(t, !t->child.ended);
+    t->stopped_on_purpose = true;
+}
+
+const char *ts_testee_failure(const ts_testee *t) { return t->failure; }
+
+void ts_testee_kill(ts_testee *t) {
+    if (t->in_process || !t->running) return;
+    stop(t, true);
+    t->stopped_on_purpose = true;
+}
+
+bool ts_testee_alive(ts_testee *t) {
+    if (t->in_process) return true;
+    return t->running && !ts_child_check_ended(&t->child);
+}
+
+pid_t ts_testee_pid(const ts_testee *t) { return t->running ? t->child.pid : -1; }
 
 const char *ts_testee_stderr_tail(const ts_testee *t, size_t *len) {
     if (len) *len = t->tail_len;
@@ -354,15 +548,23 @@ void ts_testee_clear_stderr_tail(ts_testee *t) {
     t->tail_len = 0;
     t->tail[0] = '\0';
 }
-int ts_testee_restarts(const ts_testee *t) { return t->restarts; }
+int ts_testee_restarts(const ts_testee *t) { return t->restarts + t->planned_restarts; }
 const char *ts_testee_description(const ts_testee *t) { return t->description; }
 
 void ts_testee_close(ts_testee *t) {
     if (!t) return;
-    if (!t->in_process) stop_child(t, false, NULL);
+    if (!t->in_process) {
+        ts_testee_finish(t);
+        ts_child_finish(&t->child);
+    }
     if (t->argv)
         for (size_t i = 0; t->argv[i]; i++) free(t->argv[i]);
     free(t->argv);
     free(t->pending);
+    for (size_t i = 0; i < t->sent_count; i++) free(t->sent[i]);
+    free(t->sent);
+    for (size_t i = 0; i < t->extra_len; i++) free(t->extras[i].id);
+    free(t->extras);
+    free(t->failure);
     free(t);
 }

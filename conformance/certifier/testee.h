@@ -1,16 +1,22 @@
 /* testee.h — the seam between the certifier and an implementation under test.
  *
  * Owns: delivering one request line and getting back one answer line, and every way that can
- * go wrong that is the testee's fault: it crashed (signal), exited, timed out, wrote an answer
- * too large, or wrote more than one line for a request. One interface, two implementations:
- * the reference in-process (turnstile certifying itself) and a pipe to a long-lived child
- * process (protobuf's ForkPipeRunner). Suite code never asks which one it has.
+ * go wrong that is the testee's fault: it crashed (signal), exited (also between two requests:
+ * reported on the next one, at once), timed out, wrote an answer too large, closed its stdout,
+ * or wrote more than one line for a request (a line carrying the id of an earlier request is
+ * a second answer to that request, counted for it, never taken as the answer to this one).
+ * One interface, two implementations: the reference in-process (turnstile certifying itself)
+ * and a pipe to a long-lived child process (protobuf's ForkPipeRunner), supervised so that
+ * nothing it starts outlives the certifier (supervise.h). Suite code never asks which one it
+ * has. A child that ends before it ever wrote a line on each of its first 3 starts cannot be
+ * used: every later call is TS_CALL_UNAVAILABLE and ts_testee_failure() says why.
  */
 #ifndef TURNSTILE_CONFORMANCE_CERTIFIER_TESTEE_H
 #define TURNSTILE_CONFORMANCE_CERTIFIER_TESTEE_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "conformance/testee/handler.h"
 #include "core/json/buf.h"
@@ -22,6 +28,7 @@ typedef enum ts_call_status {
     TS_CALL_EXITED,       /* the child exited */
     TS_CALL_TOO_LARGE,    /* the answer exceeded the size limit */
     TS_CALL_UNAVAILABLE,  /* the child could not be (re)started */
+    TS_CALL_STDOUT_CLOSED,/* the child closed its stdout and kept running; it was killed */
 } ts_call_status;
 
 const char *ts_call_status_name(ts_call_status status);
@@ -29,23 +36,25 @@ const char *ts_call_status_name(ts_call_status status);
 typedef struct ts_call_result {
     ts_call_status status;
     int code;              /* exit status or signal number */
-    bool extra_output;     /* the previous request drew more than one line (found now) */
+    bool extra_output;     /* output came after the last answer, before this request (found
+                            * now; counted for the request it answered: ts_testee_extra_answers) */
     char detail[200];
 } ts_call_result;
 
 typedef struct ts_testee ts_testee;
 
 typedef struct ts_testee_options {
-    double timeout_seconds;     /* per answer; default 5 */
-    size_t max_answer_bytes;    /* default 16 MiB */
-    int max_restarts;           /* default 20 */
+    double timeout_seconds;     /* per answer; 0: default 5; at most 86400 */
+    size_t max_answer_bytes;    /* 0: default 16 MiB */
+    int max_restarts;           /* 0: default 20 */
 } ts_testee_options;
 
 /* The reference (or a mutant) answering in-process. */
 ts_testee *ts_testee_in_process(const ts_mutant *mutant);
 
 /* A child process running argv (NULL-terminated), started now. Returns NULL (and a reason in
- * `why`) when it cannot be started. */
+ * `why`) when it cannot be started, or when an option is out of range (a timeout that is not
+ * a finite number of seconds in (0, 86400], a negative max_restarts). */
 ts_testee *ts_testee_spawn(char *const argv[], const ts_testee_options *options, char *why, size_t why_size);
 
 /* Sends one request line (no newline) and reads the answer line into answer (cleared first).
@@ -55,6 +64,30 @@ void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answe
 /* Checks whether the testee wrote anything after its last answer (a second answer). */
 bool ts_testee_has_extra_output(ts_testee *t);
 
+/* How many lines beyond its answer the request with this id drew (second answers), as found
+ * so far; output that carries no id of an earlier request counts for the request answered
+ * last. 0 for in-process testees. */
+int ts_testee_extra_answers(const ts_testee *t, const char *id);
+
+/* The end of a run: closes the child's stdin and reads what it writes until it exits (2 s at
+ * most, then it is killed), so that a second answer to the last request is counted too. The
+ * next call starts the child again. No-op in-process. */
+void ts_testee_finish(ts_testee *t);
+
+/* Why the testee cannot be used ("it never answered: ...": how its last start ended, and the
+ * last line of its stderr), or NULL. Owned by t. */
+const char *ts_testee_failure(const ts_testee *t);
+
+/* Kills the child's whole process tree now (SIGKILL) and waits until it is gone; the next
+ * call starts it again, not counted against max_restarts. No-op in-process. */
+void ts_testee_kill(ts_testee *t);
+
+/* Is the child running (not ended)? Always true in-process. Does not wait. */
+bool ts_testee_alive(ts_testee *t);
+
+/* The running child's pid, which is also its process group id; -1 when none (in-process). */
+pid_t ts_testee_pid(const ts_testee *t);
+
 /* The last few KiB the testee wrote on stderr ("" for in-process; may hold NUL bytes, hence
  * the length), how often it was restarted; and forgetting the tail. */
 const char *ts_testee_stderr_tail(const ts_testee *t, size_t *len);
@@ -62,7 +95,7 @@ void ts_testee_clear_stderr_tail(ts_testee *t);
 int ts_testee_restarts(const ts_testee *t);
 const char *ts_testee_description(const ts_testee *t);
 
-/* Closes stdin, waits up to 2 s, kills if needed, frees. Accepts NULL. */
+/* ts_testee_finish, then frees. Accepts NULL. */
 void ts_testee_close(ts_testee *t);
 
 #endif

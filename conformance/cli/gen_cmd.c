@@ -1,5 +1,6 @@
 /* gen_cmd.c — `turnstile gen`: the fuzzers' adversarial stream generator for anyone's tests. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,31 +18,28 @@ static const char gen_usage[] =
     "changes; split function calls; dangling usage and finish reasons; unknown contents;\n"
     "unicode. The same seed always gives the same streams.\n"
     "\n"
-    "  --seed N    the seed (default 1)\n"
-    "  --count K   how many streams (default 1)\n"
+    "  --seed N    the seed, a whole number from 0 to 18446744073709551615 (default 1)\n"
+    "  --count K   how many streams, 1 to 1000000 (default 1)\n"
     "  --out DIR   write DIR/stream-<seed>-<i>.jsonl; without it, one stream (K=1) to stdout\n";
+
+enum { MAX_COUNT = 1000000 };
 
 int ts_cli_gen(int argc, char **argv) {
     unsigned long long seed = 1, count = 1;
     const char *out_dir = NULL;
     for (int i = 1; i < argc; i++) {
-        char *end = NULL;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(gen_usage, stdout);
             return TS_EXIT_OK;
         } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
-            seed = strtoull(argv[++i], &end, 10);
+            if (!ts_cli_parse_whole("gen", "--seed", argv[++i], 0, UINT64_MAX, &seed)) return TS_EXIT_USAGE;
         } else if (!strcmp(argv[i], "--count") && i + 1 < argc) {
-            count = strtoull(argv[++i], &end, 10);
-            if (end && !*end && count == 0) end = argv[i];
+            if (!ts_cli_parse_whole("gen", "--count", argv[++i], 1, MAX_COUNT, &count)) return TS_EXIT_USAGE;
         } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
             out_dir = argv[++i];
         } else {
-            fprintf(stderr, "turnstile gen: unknown argument '%s' (see turnstile gen --help)\n", argv[i]);
-            return TS_EXIT_USAGE;
-        }
-        if (end && *end) {
-            fprintf(stderr, "turnstile gen: '%s' is not a positive whole number\n", argv[i]);
+            fprintf(stderr, "turnstile gen: unknown argument or missing value '%s' (see turnstile gen --help)\n",
+                    argv[i]);
             return TS_EXIT_USAGE;
         }
     }
@@ -71,10 +69,17 @@ int ts_cli_gen(int argc, char **argv) {
                 return TS_EXIT_FAILURE;
             }
         }
-        bool ok = !stream.failed && fwrite(stream.data, 1, stream.len, f) == stream.len;
-        if (out_dir) ok = (fclose(f) == 0) && ok;
-        if (!ok) {
-            fprintf(stderr, "turnstile gen: write failed\n");
+        if (stream.failed) {
+            fprintf(stderr, "turnstile gen: out of memory\n");
+            if (out_dir) fclose(f);
+            ts_buf_free(&stream);
+            return TS_EXIT_FAILURE;
+        }
+        bool ok = fwrite(stream.data, 1, stream.len, f) == stream.len;
+        int error = ok ? 0 : errno;
+        if (out_dir && fclose(f) != 0 && ok) ok = false, error = errno;
+        if (!ok) { /* standard output's failures are reported at exit (main.c) */
+            if (out_dir) fprintf(stderr, "turnstile gen: cannot write %s: %s\n", path, strerror(error));
             ts_buf_free(&stream);
             return TS_EXIT_FAILURE;
         }

@@ -1,5 +1,8 @@
 /* main.c — `turnstile`: dispatches to one subcommand; see cli.h. */
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "conformance/certifier/builtin_suite.h"
 #include "conformance/cli/cli.h"
@@ -47,7 +50,29 @@ static void usage(FILE *to) {
     fputs("\nEvery option takes its value as `--opt value` or `--opt=value`.\n", to);
 }
 
-int main(int argc, char **argv) {
+/* A closed standard descriptor would be handed out by the next open() or pipe(): a testee's
+ * stdin could then receive what we print. Hold each closed one with /dev/null opened the
+ * wrong way round, so that using it fails (and a lost stdout is reported at exit). */
+static void hold_closed_standard_descriptors(void) {
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+}
+
+/* Every command's output goes through stdout's buffer: flush and close it, and turn a failed
+ * write (a full disk, a closed pipe or descriptor) into a message and a non-zero status. */
+static int finish_stdout(int status) {
+    bool failed = ferror(stdout) != 0;
+    int error = 0;
+    if (fflush(stdout) != 0) failed = true, error = errno;
+    if (fclose(stdout) != 0 && !failed) failed = true, error = errno;
+    if (!failed) return status;
+    if (error == EBADF) fprintf(stderr, "turnstile: standard output is closed: the output was lost\n");
+    else if (error) fprintf(stderr, "turnstile: cannot write standard output: %s\n", strerror(error));
+    else fprintf(stderr, "turnstile: writing standard output failed: the output was lost\n");
+    return status == TS_EXIT_OK ? TS_EXIT_FAILURE : status;
+}
+
+static int dispatch(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
         return TS_EXIT_USAGE;
@@ -72,4 +97,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "turnstile: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return TS_EXIT_USAGE;
+}
+
+int main(int argc, char **argv) {
+    hold_closed_standard_descriptors();
+    return finish_stdout(dispatch(argc, argv));
 }

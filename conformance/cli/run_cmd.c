@@ -1,6 +1,7 @@
 /* run_cmd.c — `turnstile run` (run or resume a scenario against a SQLite journal) and
  * `turnstile journal` (print a journal's visible transcript and the rest of it as JSON). */
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -99,12 +100,8 @@ int ts_cli_run(int argc, char **argv) {
                 return TS_EXIT_USAGE;
             }
         } else if (strcmp(argv[i], "--crash-before-commit") == 0 && i + 1 < argc) {
-            char *end;
-            unsigned long long k = strtoull(argv[++i], &end, 10);
-            if (*end || k == 0) {
-                fprintf(stderr, "turnstile run: --crash-before-commit takes a positive integer\n");
-                return TS_EXIT_USAGE;
-            }
+            unsigned long long k;
+            if (!ts_cli_parse_whole("run", "--crash-before-commit", argv[++i], 1, UINT32_MAX, &k)) return TS_EXIT_USAGE;
             options.crash_before_commit = k;
             options.stop_at_crash = true;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {

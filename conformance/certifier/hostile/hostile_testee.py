@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""A hostile testee: answers like the reference (`turnstile testee`, which it runs as its own
+child) except on one target case, where it misbehaves the way MODE says. The certifier must
+report exactly what happened, for the right case, and leave no process behind.
+
+usage: hostile_testee.py TURNSTILE MODE[,MODE...] [TARGET_CASE_ID]
+
+Modes (TARGET is the case the misbehaviour happens on; "*" or absent: the first case):
+  hang              never answers TARGET
+  crash             kills itself with SIGSEGV on reading TARGET
+  exit-at-once      exits with status 3 before reading anything
+  die-between       answers TARGET, then exits with status 3 before reading the next request;
+                    a helper started at startup keeps stdout open (as build servers do)
+  crash-between     answers TARGET, then kills itself with SIGKILL before the next request
+  close-stdout      on TARGET closes stdout and keeps running (reading stdin until EOF)
+  answer-twice      answers TARGET twice at once
+  answer-twice-late answers TARGET, then again 0.3 s later while the next case is in flight
+  wrong-case        answers TARGET with another case's id
+  hello-twice       answers the hello request twice, the second late
+  setsid-grandchild starts a grandchild in a new session (sleeping forever) at startup
+  ignore-sigterm    ignores SIGTERM, SIGHUP and SIGINT; hangs on TARGET
+  flood-stderr      writes 50 MB to stderr on TARGET, then answers correctly
+  huge-line         writes a 100 MB line (no newline until its end) on TARGET
+  fork-and-hang     on TARGET starts a child in its own process group, then hangs
+
+Every process it starts keeps the environment (the test finds them by a marker in it).
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+turnstile, modes = sys.argv[1], set(sys.argv[2].split(","))
+target = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] != "*" else None
+
+
+def sleep_forever():
+    while True:
+        time.sleep(3600)
+
+
+def setsid_grandchild():
+    """A grandchild in a session of its own: outside every process group the certifier knows."""
+    if os.fork() == 0:
+        os.setsid()
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        os.execvp("sleep", ["sleep", "100000"])
+
+
+if "exit-at-once" in modes:
+    sys.exit(3)
+if "setsid-grandchild" in modes:
+    setsid_grandchild()
+if "die-between" in modes:
+    # Holds the certifier's stdout pipe open after this process is gone.
+    subprocess.Popen(["sleep", "100000"], stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+if "ignore-sigterm" in modes:
+    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(s, signal.SIG_IGN)
+
+reference = subprocess.Popen([turnstile, "testee"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+out = sys.stdout
+
+
+def forward(line):
+    reference.stdin.write(line + "\n")
+    reference.stdin.flush()
+    return reference.stdout.readline().rstrip("\n")
+
+
+def answer(text):
+    out.write(text + "\n")
+    out.flush()
+
+
+first_case = True
+for line in sys.stdin:
+    line = line.rstrip("\n")
+    if not line:
+        continue
+    request = json.loads(line)
+    case = request["id"]
+    if case == "$hello":
+        answer(forward(line))
+        if "hello-twice" in modes:
+            time.sleep(0.3)
+            answer(forward(line))
+        continue
+    hit = case == target if target else first_case
+    first_case = False
+    if not hit:
+        answer(forward(line))
+        continue
+    if modes & {"hang", "ignore-sigterm"}:
+        sleep_forever()
+    elif "crash" in modes:
+        os.kill(os.getpid(), signal.SIGSEGV)
+    elif "die-between" in modes:
+        answer(forward(line))
+        os._exit(3)
+    elif "crash-between" in modes:
+        answer(forward(line))
+        os.kill(os.getpid(), signal.SIGKILL)
+    elif "close-stdout" in modes:
+        out.close()
+        os.close(1)
+        for _ in sys.stdin:
+            pass
+        sleep_forever()
+    elif "answer-twice" in modes:
+        text = forward(line)
+        out.write(text + "\n" + text + "\n")
+        out.flush()
+    elif "answer-twice-late" in modes:
+        text = forward(line)
+        answer(text)
+        time.sleep(0.3)
+        answer(text)
+    elif "wrong-case" in modes:
+        wrong = json.loads(forward(line))
+        wrong["id"] = "Merge.No.such_case"
+        answer(json.dumps(wrong))
+    elif "flood-stderr" in modes:
+        chunk = "x" * 65535 + "\n"
+        for _ in range(800):
+            sys.stderr.write(chunk)
+        sys.stderr.flush()
+        answer(forward(line))
+    elif "huge-line" in modes:
+        chunk = "y" * (1 << 20)
+        try:
+            out.write('{"id":"%s","pad":"' % case)
+            for _ in range(100):
+                out.write(chunk)
+            out.write('"}\n')
+            out.flush()
+        except BrokenPipeError:
+            os._exit(0)
+        sleep_forever()
+    elif "fork-and-hang" in modes:
+        subprocess.Popen(["sleep", "100000"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=False, process_group=0)
+        sleep_forever()
+    else:
+        answer(forward(line))

@@ -1,0 +1,70 @@
+/* supervise.h — starting a command so that nothing it starts outlives the process that
+ * started it.
+ *
+ * Owns: the process tree of one command (a testee). The command runs under a supervisor of
+ * its own: a forked copy of the caller, in a process group of its own (so a kill of the
+ * caller's group does not take it before it has cleaned up), that is the child subreaper of
+ * everything the command starts — orphans and grandchildren that call setsid() reparent to
+ * it — and that dies with the caller (parent-death signal), killing that whole tree first.
+ * The command itself runs in a process group of its own and gets SIGKILL from the kernel if
+ * its supervisor dies. When the command ends, the supervisor reports how (its wait status),
+ * kills whatever the command left behind, and exits.
+ *
+ * The caller is made a child subreaper too (for what a killed supervisor leaves), and its
+ * SIGTERM, SIGHUP, SIGINT and SIGQUIT — where they are not ignored or handled already — kill
+ * every tree it started, wait for them to be gone, and then end the caller by the signal.
+ * At exit() and on a sanitizer's fatal report the same happens. A caller that handles those
+ * signals itself calls ts_child_kill_all() from its handler.
+ *
+ * The only global state is the table of live trees that those handlers read.
+ */
+#ifndef TURNSTILE_CONFORMANCE_CERTIFIER_SUPERVISE_H
+#define TURNSTILE_CONFORMANCE_CERTIFIER_SUPERVISE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* The environment variable every supervised command starts with: its value is the pid of the
+ * process that started it. Descendants that keep their environment carry it too; the caller
+ * kills its orphans by it. */
+#define TS_CHILD_MARKER "TURNSTILE_TESTEE_OF"
+
+typedef struct ts_child {
+    pid_t pid;          /* the command, which leads its own process group; -1 when none */
+    pid_t supervisor;   /* -1 when none */
+    int in, out, err;   /* the caller's ends of the command's stdin (write), stdout and stderr
+                         * (read); all non-blocking and close-on-exec; owned by the ts_child */
+    int status;         /* the supervisor's report pipe: readable when the command has ended */
+    bool ended;         /* the command's end was seen (wait_status, or lost) */
+    int wait_status;    /* as waitpid() gives it */
+    bool lost;          /* the supervisor died before reporting (then wait_status is 0) */
+} ts_child;
+
+/* Starts argv (NULL-terminated; argv[0] searched in PATH) under a new supervisor. Returns
+ * false with a reason in `why` when it cannot be started (also when argv[0] cannot be
+ * executed: "cannot run X: reason"); c is then empty. */
+bool ts_child_start(ts_child *c, char *const argv[], char *why, size_t why_size);
+
+/* Without waiting: has the command ended? (Then c->ended and c->wait_status tell how.) */
+bool ts_child_check_ended(ts_child *c);
+
+/* Waits up to `seconds` for the command to end; returns c->ended. */
+bool ts_child_wait_ended(ts_child *c, double seconds);
+
+/* SIGKILL to the command's whole process group, now (the rest of the tree follows when the
+ * supervisor sees the command end). */
+void ts_child_kill(ts_child *c);
+
+/* Kills the command if it is still running, waits until its supervisor has cleared the whole
+ * tree, and closes every descriptor. c is then empty (pid -1). Accepts an empty c. */
+void ts_child_finish(ts_child *c);
+
+/* Async-signal-safe: kills every tree this process started and waits (a few seconds at most)
+ * until they are gone. The process must end afterwards. */
+void ts_child_kill_all(void);
+
+/* "exited with status N" / "was killed by signal N (SIGSEGV)" for a wait status, into out. */
+void ts_child_describe_status(int wait_status, char *out, size_t size);
+
+#endif
