@@ -10,7 +10,9 @@ packages=(
   clang               # the plain `clang` name (Debian's points at clang-14)
   libclang-rt-14-dev  # libFuzzer, ASan, UBSan runtimes
   afl++               # afl-clang-fast for the AFL++ fuzzing config
-  libjansson-dev      # JSON parsing with error positions
+  libjansson-dev      # JSON parsing with error positions: the strict path that names line and column
+  libsimdjson-dev     # the codec's fast path: one pass per update, no per-document tree (core/json)
+  libcjson-dev        # a parse-only peer in ci/bench/merge_bench.sh (measured, not linked by turnstile)
   libssl-dev          # libcrypto: SHA-256
   uuid-dev            # libuuid: UUIDv4 from the OS CSPRNG
   libsqlite3-dev      # the resume engine's journal

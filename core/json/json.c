@@ -39,6 +39,32 @@ ts_str ts_str_dup(ts_arena *arena, ts_str s) {
     return out;
 }
 
+/* Member names of the wire format, by length (the longest is 20 bytes). */
+static const char *const common_keys[21][4] = {
+    [4] = {"text", "role", "name"},
+    [5] = {"$type"},
+    [6] = {"callId", "result"},
+    [7] = {"details", "agentId", "modelId"},
+    [8] = {"contents"},
+    [9] = {"arguments", "createdAt", "messageId"},
+    [10] = {"responseId", "authorName"},
+    [11] = {"annotations"},
+    [12] = {"finishReason"},
+    [13] = {"protectedData"},
+    [14] = {"conversationId"},
+    [15] = {"totalTokenCount", "inputTokenCount"},
+    [16] = {"outputTokenCount", "additionalCounts"},
+    [17] = {"informationalOnly", "continuationToken"},
+    [20] = {"additionalProperties"},
+};
+
+const char *ts_json_common_key(const char *key, size_t len) {
+    if (len >= sizeof common_keys / sizeof common_keys[0]) return NULL;
+    for (const char *const *k = common_keys[len]; *k; k++)
+        if ((*k)[0] == key[0] && memcmp(*k, key, len) == 0) return *k;
+    return NULL;
+}
+
 const ts_json *ts_json_get(const ts_json *object, const char *key) {
     if (!object || object->kind != TS_JSON_OBJECT) return NULL;
     size_t key_len = strlen(key);
@@ -235,7 +261,9 @@ bool ts_json_clone(ts_arena *arena, const ts_json *src, ts_json *out) {
         ts_member *members = ts_arena_alloc(arena, src->u.o.count * sizeof *members);
         if (!members) return false;
         for (size_t i = 0; i < src->u.o.count; i++) {
-            members[i].key = ts_str_dup(arena, src->u.o.members[i].key);
+            ts_str key = src->u.o.members[i].key;
+            const char *common = ts_json_common_key(key.ptr, key.len);
+            members[i].key = common ? (ts_str){common, key.len} : ts_str_dup(arena, key);
             if (!members[i].key.ptr) return false;
             if (!ts_json_clone(arena, &src->u.o.members[i].value, &members[i].value)) return false;
         }

@@ -61,6 +61,11 @@ bool ts_str_eq_cstr(ts_str a, const char *b);
 bool ts_str_eq_nocase(ts_str a, ts_str b);           /* ASCII case-insensitive */
 ts_str ts_str_dup(ts_arena *arena, ts_str s);        /* copy into arena; absent stays absent */
 
+/* The wire format's member names ("$type", "text", "role", "contents", "responseId", ...):
+ * returns a static copy of key[0..len) when it is one of them, else NULL. Readers point keys at
+ * these instead of copying them: most keys of a stream are these few, millions of times. */
+const char *ts_json_common_key(const char *key, size_t len);
+
 /* --- reading --- */
 /* Borrowed pointer to the member value with that key, or NULL. NULL object gives NULL. */
 const ts_json *ts_json_get(const ts_json *object, const char *key);
