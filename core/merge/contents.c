@@ -1,0 +1,164 @@
+/* contents.c — coalescing a message's text and reasoning deltas as they arrive; see contents.h.
+ *
+ * C2: a run starts at a text (or reasoning) content without annotations (a reasoning one also
+ * without protectedData) and takes every following content of the same type that carries
+ * nothing but $type, text (and, for reasoning, protectedData) besides members that hold
+ * nothing (null, [] or {}); a reasoning delta with protectedData joins and ends the run. The
+ * run becomes its first content with the deltas' texts concatenated (and the protectedData of
+ * the delta that ended it); a run of one stays the content as it came.
+ */
+#include "core/merge/contents.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/merge/model.h"
+
+struct ts_run_text {
+    char *data;
+    size_t len, cap;
+    ts_json protected_data; /* TS_JSON_NULL until a delta brings one */
+};
+
+#define KEY_IS(key, name) ((key).len == sizeof(name) - 1 && memcmp((key).ptr, name, sizeof(name) - 1) == 0)
+
+/* A member value that carries nothing: null, [] or {}. */
+static bool is_nothing(const ts_json *v) {
+    return v->kind == TS_JSON_NULL || (v->kind == TS_JSON_ARRAY && v->u.a.count == 0) ||
+           (v->kind == TS_JSON_OBJECT && v->u.o.count == 0);
+}
+
+static const ts_json *member(const ts_json *c, const char *key, size_t len) {
+    for (size_t i = 0; i < c->u.o.count; i++)
+        if (c->u.o.members[i].key.len == len && memcmp(c->u.o.members[i].key.ptr, key, len) == 0)
+            return &c->u.o.members[i].value;
+    return NULL;
+}
+
+#define MEMBER(c, name) member((c), name, sizeof(name) - 1)
+
+/* 1 text, 2 reasoning, 0 anything else. */
+static int run_type(const ts_json *c) {
+    ts_str t = ts_json_string(MEMBER(c, "$type"));
+    if (!t.ptr) return 0;
+    return KEY_IS(t, "text") ? 1 : KEY_IS(t, "reasoning") ? 2 : 0;
+}
+
+static bool has_annotations(const ts_json *c) {
+    const ts_json *a = MEMBER(c, "annotations");
+    return a && !is_nothing(a);
+}
+
+static bool has_protected_data(const ts_json *c) {
+    const ts_json *p = MEMBER(c, "protectedData");
+    return p && p->kind == TS_JSON_STRING;
+}
+
+/* True when the content holds only $type, text (and, for reasoning, protectedData) besides
+ * members that carry nothing: merging it into the run before it loses no data. */
+static bool is_plain(const ts_json *c, bool reasoning) {
+    for (size_t i = 0; i < c->u.o.count; i++) {
+        const ts_member *m = &c->u.o.members[i];
+        if (KEY_IS(m->key, "$type") || KEY_IS(m->key, "text")) continue;
+        if (reasoning && KEY_IS(m->key, "protectedData")) continue;
+        if (!is_nothing(&m->value)) return false;
+    }
+    return true;
+}
+
+static ts_str text_of(const ts_json *c) { return ts_json_string(MEMBER(c, "text")); }
+
+static bool append_text(ts_run_text *run, ts_str text) {
+    if (text.len > run->cap - run->len) {
+        size_t cap = run->cap ? run->cap : 64;
+        while (cap - run->len < text.len) {
+            if (cap > SIZE_MAX / 2) return false;
+            cap *= 2;
+        }
+        char *grown = realloc(run->data, cap);
+        if (!grown) return false;
+        run->data = grown;
+        run->cap = cap;
+    }
+    if (text.len) memcpy(run->data + run->len, text.ptr, text.len);
+    run->len += text.len;
+    return true;
+}
+
+void ts_contents_release(ts_contents *c) {
+    if (c->run) free(c->run->data);
+    free(c->run);
+    c->run = NULL;
+}
+
+bool ts_contents_close(ts_arena *arena, ts_contents *c) {
+    if (!c->run_open) return true;
+    c->run_open = false;
+    ts_run_text *run = c->run;
+    if (!run) return true; /* a run of one: the content as it came */
+    char *text = ts_arena_strndup(arena, run->data ? run->data : "", run->len);
+    bool ok = text != NULL;
+    ts_str merged = {text, run->len};
+    const ts_json *first = &c->items[c->count - 1];
+    bool protected_data = run->protected_data.kind != TS_JSON_NULL;
+    ts_json_builder b;
+    ts_json_builder_init(&b, arena);
+    bool wrote_text = false, wrote_protected = false;
+    for (size_t i = 0; ok && i < first->u.o.count; i++) {
+        const ts_member *m = &first->u.o.members[i];
+        if (KEY_IS(m->key, "text")) {
+            ts_json_builder_add_key(&b, m->key, ts_json_make_string(merged));
+            wrote_text = true;
+        } else if (protected_data && KEY_IS(m->key, "protectedData")) {
+            ts_json_builder_add_key(&b, m->key, run->protected_data);
+            wrote_protected = true;
+        } else {
+            ts_json_builder_add_key(&b, m->key, m->value);
+        }
+    }
+    if (ok && !wrote_text) ts_json_builder_add(&b, "text", ts_json_make_string(merged));
+    if (ok && protected_data && !wrote_protected) ts_json_builder_add(&b, "protectedData", run->protected_data);
+    ts_json result;
+    ok = ok && ts_json_builder_finish(&b, &result);
+    if (ok) c->items[c->count - 1] = result;
+    ts_contents_release(c);
+    return ok;
+}
+
+/* The run takes `content` as its next delta. */
+static bool absorb(ts_arena *arena, bool copy, ts_contents *c, const ts_json *content) {
+    if (!c->run) {
+        c->run = calloc(1, sizeof *c->run);
+        if (!c->run || !append_text(c->run, text_of(&c->items[c->count - 1]))) return false;
+        c->run->protected_data = ts_json_make_null();
+    }
+    if (!append_text(c->run, text_of(content))) return false;
+    if (c->run_reasoning && has_protected_data(content)) { /* it joins, and ends the run */
+        const ts_json *p = MEMBER(content, "protectedData");
+        if (copy ? !ts_json_clone(arena, p, &c->run->protected_data) : !(c->run->protected_data = *p, true))
+            return false;
+        c->run_absorbs = false;
+    }
+    return true;
+}
+
+bool ts_contents_add(ts_arena *arena, bool copy, ts_contents *c, const ts_json *content) {
+    int type = run_type(content);
+    if (c->run_open && c->run_absorbs && type == (c->run_reasoning ? 2 : 1) && is_plain(content, c->run_reasoning))
+        return absorb(arena, copy, c, content);
+    if (!ts_contents_close(arena, c)) return false;
+    if (c->count == c->cap) {
+        size_t cap = c->cap ? 2 * c->cap : 1;
+        ts_json *grown = ts_arena_grow(arena, c->items, c->cap * sizeof *grown, cap * sizeof *grown);
+        if (!grown) return false;
+        c->items = grown;
+        c->cap = cap;
+    }
+    ts_json *item = &c->items[c->count];
+    if (copy ? !ts_json_clone(arena, content, item) : !(*item = *content, true)) return false;
+    c->count++;
+    c->run_open = type != 0 && !has_annotations(content) && !(type == 2 && has_protected_data(content));
+    c->run_absorbs = c->run_open;
+    c->run_reasoning = type == 2;
+    return true;
+}
