@@ -34,6 +34,23 @@ void ts_arena_free(ts_arena *arena) {
     arena->bytes_allocated = 0;
 }
 
+void ts_arena_reset(ts_arena *arena) {
+    ts_arena_chunk *keep = arena->head;
+    if (!keep || keep->capacity > (size_t)1 << 20) { /* a large one is not kept for later */
+        ts_arena_free(arena);
+        return;
+    }
+    ts_arena_chunk *chunk = keep->next;
+    while (chunk) {
+        ts_arena_chunk *next = chunk->next;
+        free(chunk);
+        chunk = next;
+    }
+    keep->next = NULL;
+    keep->used = 0;
+    arena->bytes_allocated = sizeof *keep + keep->capacity;
+}
+
 static size_t round_up(size_t n, size_t align) { return (n + align - 1) & ~(align - 1); }
 
 /* Allocates `size` bytes at `align` (a power of two no larger than max_align_t). Requests

@@ -118,38 +118,45 @@ int ts_value_reader_next(ts_value_reader *r, ts_arena *arena, ts_json *out, int 
 
 /* ------------------------------------------------------------------------------------------ */
 
+/* The bytes a string literal escapes: '"', '\\' and the control characters. */
+static const unsigned char needs_escape[256] = {
+    [0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1, [0x06] = 1, [0x07] = 1,
+    [0x08] = 1, [0x09] = 1, [0x0a] = 1, [0x0b] = 1, [0x0c] = 1, [0x0d] = 1, [0x0e] = 1, [0x0f] = 1,
+    [0x10] = 1, [0x11] = 1, [0x12] = 1, [0x13] = 1, [0x14] = 1, [0x15] = 1, [0x16] = 1, [0x17] = 1,
+    [0x18] = 1, [0x19] = 1, [0x1a] = 1, [0x1b] = 1, [0x1c] = 1, [0x1d] = 1, [0x1e] = 1, [0x1f] = 1,
+    ['"'] = 1, ['\\'] = 1,
+};
+
 void ts_codec_write_string(ts_buf *buf, ts_str s) {
     static const char hex[] = "0123456789abcdef";
     ts_buf_append_char(buf, '"');
-    size_t run = 0; /* bytes copied verbatim in one append */
-    for (size_t i = 0; i < s.len; i++) {
-        unsigned char c = (unsigned char)s.ptr[i];
-        const char *esc = NULL;
-        char uesc[7];
-        switch (c) {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
+    const unsigned char *p = (const unsigned char *)s.ptr, *end = p + s.len;
+    while (p < end) {
+        const unsigned char *run = p; /* bytes copied verbatim in one append */
+        while (p < end && !needs_escape[*p]) p++;
+        if (p > run) ts_buf_append(buf, run, (size_t)(p - run));
+        if (p == end) break;
+        char esc[6] = {'\\', 0};
+        size_t n = 2;
+        switch (*p) {
+        case '"': esc[1] = '"'; break;
+        case '\\': esc[1] = '\\'; break;
+        case '\b': esc[1] = 'b'; break;
+        case '\f': esc[1] = 'f'; break;
+        case '\n': esc[1] = 'n'; break;
+        case '\r': esc[1] = 'r'; break;
+        case '\t': esc[1] = 't'; break;
         default:
-            if (c < 0x20) {
-                uesc[0] = '\\'; uesc[1] = 'u'; uesc[2] = '0'; uesc[3] = '0';
-                uesc[4] = hex[c >> 4]; uesc[5] = hex[c & 15]; uesc[6] = '\0';
-                esc = uesc;
-            }
+            esc[1] = 'u';
+            esc[2] = '0';
+            esc[3] = '0';
+            esc[4] = hex[*p >> 4];
+            esc[5] = hex[*p & 15];
+            n = 6;
         }
-        if (esc) {
-            ts_buf_append(buf, s.ptr + i - run, run);
-            run = 0;
-            ts_buf_append_str(buf, esc);
-        } else {
-            run++;
-        }
+        ts_buf_append(buf, esc, n);
+        p++;
     }
-    ts_buf_append(buf, s.ptr + s.len - run, run);
     ts_buf_append_char(buf, '"');
 }
 
@@ -178,25 +185,43 @@ static size_t integer_free(char num[TS_NUMFMT_MAX], size_t n) {
     return o;
 }
 
+/* Where written text goes: a buffer, flushed to a file (when there is one) as it fills. */
+typedef struct writer {
+    ts_buf *buf;
+    FILE *file;
+    bool io_failed;
+} writer;
+
+enum { FLUSH_AT = 1 << 16 };
+
+static void flush_some(writer *w) {
+    if (!w->file || w->buf->len < FLUSH_AT || w->buf->failed) return;
+    if (fwrite(w->buf->data, 1, w->buf->len, w->file) != w->buf->len) w->io_failed = true;
+    ts_buf_reset(w->buf);
+}
+
 static void newline_indent(ts_buf *buf, ts_write_style style, int depth) {
     if (style != TS_WRITE_PRETTY) return;
     ts_buf_append_char(buf, '\n');
     for (int i = 0; i < depth; i++) ts_buf_append(buf, "  ", 2);
 }
 
-static bool write_value(ts_buf *buf, const ts_json *v, ts_write_style style, int depth);
+static bool write_value(writer *w, const ts_json *v, ts_write_style style, int depth);
 
-static bool write_member(ts_buf *buf, const ts_member *m, bool *first, ts_write_style style, int depth) {
+static bool write_member(writer *w, const ts_member *m, bool *first, ts_write_style style, int depth) {
+    ts_buf *buf = w->buf;
     if (!*first) ts_buf_append_char(buf, ',');
     *first = false;
     newline_indent(buf, style, depth + 1);
     ts_codec_write_string(buf, m->key);
     ts_buf_append(buf, style == TS_WRITE_PRETTY ? ": " : ":", style == TS_WRITE_PRETTY ? 2 : 1);
-    return write_value(buf, &m->value, style, depth + 1);
+    return write_value(w, &m->value, style, depth + 1);
 }
 
-static bool write_value(ts_buf *buf, const ts_json *v, ts_write_style style, int depth) {
+static bool write_value(writer *w, const ts_json *v, ts_write_style style, int depth) {
+    ts_buf *buf = w->buf;
     char num[TS_NUMFMT_MAX];
+    flush_some(w);
     switch (v->kind) {
     case TS_JSON_NULL: ts_buf_append(buf, "null", 4); return true;
     case TS_JSON_TRUE: ts_buf_append(buf, "true", 4); return true;
@@ -215,7 +240,7 @@ static bool write_value(ts_buf *buf, const ts_json *v, ts_write_style style, int
         for (size_t i = 0; i < v->u.a.count; i++) {
             if (i) ts_buf_append_char(buf, ',');
             newline_indent(buf, style, depth + 1);
-            if (!write_value(buf, &v->u.a.items[i], style, depth + 1)) return false;
+            if (!write_value(w, &v->u.a.items[i], style, depth + 1)) return false;
         }
         if (v->u.a.count) newline_indent(buf, style, depth);
         ts_buf_append_char(buf, ']');
@@ -225,14 +250,14 @@ static bool write_value(ts_buf *buf, const ts_json *v, ts_write_style style, int
         bool first = true;
         size_t type_at = v->u.o.count;
         for (size_t i = 0; i < v->u.o.count; i++) {
-            if (ts_str_eq_cstr(v->u.o.members[i].key, "$type")) {
+            if (ts_json_key_id(v->u.o.members[i].key) == TS_KEY_TYPE) {
                 type_at = i;
-                if (!write_member(buf, &v->u.o.members[i], &first, style, depth)) return false;
+                if (!write_member(w, &v->u.o.members[i], &first, style, depth)) return false;
                 break;
             }
         }
         for (size_t i = 0; i < v->u.o.count; i++)
-            if (i != type_at && !write_member(buf, &v->u.o.members[i], &first, style, depth)) return false;
+            if (i != type_at && !write_member(w, &v->u.o.members[i], &first, style, depth)) return false;
         if (v->u.o.count) newline_indent(buf, style, depth);
         ts_buf_append_char(buf, '}');
         return true;
@@ -242,6 +267,18 @@ static bool write_value(ts_buf *buf, const ts_json *v, ts_write_style style, int
 }
 
 bool ts_codec_write(ts_buf *buf, const ts_json *value, ts_write_style style) {
-    bool ok = write_value(buf, value, style, 0);
+    writer w = {buf, NULL, false};
+    bool ok = write_value(&w, value, style, 0);
     return ok && !buf->failed;
+}
+
+bool ts_codec_write_file(FILE *file, const ts_json *value, ts_write_style style, const char *end) {
+    ts_buf buf;
+    ts_buf_init(&buf);
+    writer w = {&buf, file, false};
+    bool ok = write_value(&w, value, style, 0);
+    if (end) ts_buf_append_str(&buf, end);
+    ok = ok && !buf.failed && !w.io_failed && fwrite(buf.data, 1, buf.len, file) == buf.len;
+    ts_buf_free(&buf);
+    return ok;
 }

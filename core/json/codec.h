@@ -37,6 +37,11 @@ bool ts_codec_parse_any(ts_arena *arena, const char *data, size_t len, ts_json *
 bool ts_codec_parse_strict(ts_arena *arena, const char *data, size_t len, bool any_value, ts_json *out,
                            ts_error *err);
 
+/* Points err (line, column) at the value `path` names ("steps[2].input", "" for the whole)
+ * in data[0..len), one valid JSON document, or at its nearest enclosing value when that one is
+ * not there: for a field error found after parsing. False, err unchanged, when it cannot. */
+bool ts_codec_locate(const char *data, size_t len, const char *path, ts_error *err);
+
 /* Like ts_codec_parse_any, but every number is read as a double (TS_JSON_REAL), the way
  * JSON.parse and I-JSON (RFC 7493) read numbers: integers beyond int64 are accepted and rounded
  * to the nearest double, and a number beyond the double range ("1e400") is an error; one that
@@ -89,6 +94,11 @@ int ts_json_stream_next(ts_json_stream *stream, ts_arena *arena, ts_json *out, i
  * as it was, when there is no such value (or the stream moved on). */
 bool ts_json_stream_locate(const ts_json_stream *stream, const char *path, ts_error *err);
 
+/* From now on, a value's strings and keys may point into the stream's own memory, valid only
+ * until the next ts_json_stream_next (the rest of the value is in the arena as usual): for a
+ * reader that is done with each value before it asks for the next, and copies what it keeps. */
+void ts_json_stream_borrow_strings(ts_json_stream *stream);
+
 /* For tests: windows of `bytes` instead of a mebibyte, so that short inputs cross window
  * boundaries. Only before the first ts_json_stream_next; false when too late or out of memory. */
 bool ts_json_stream_set_window(ts_json_stream *stream, size_t bytes);
@@ -104,6 +114,11 @@ typedef enum ts_write_style {
 /* Appends the JSON text of value to buf. Objects are written "$type" first, then the other
  * members in stored order. Returns false if a number is not finite or buf ran out of memory. */
 bool ts_codec_write(ts_buf *buf, const ts_json *value, ts_write_style style);
+
+/* Writes the JSON text of value (as ts_codec_write) to file as it is formed, then `end` (or
+ * nothing when NULL), so that a large value never sits whole in memory. Returns false as
+ * ts_codec_write does, or when a write fails; what was written before stays written. */
+bool ts_codec_write_file(FILE *file, const ts_json *value, ts_write_style style, const char *end);
 
 /* Appends a JSON string literal (with quotes) for the given bytes. */
 void ts_codec_write_string(ts_buf *buf, ts_str s);

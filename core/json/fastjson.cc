@@ -21,6 +21,7 @@ struct ts_fast_parser {
     simdjson::dom::document_stream stream;
     simdjson::dom::document_stream::iterator next;
     bool in_window = false;
+    bool advance = false; // the value at `next` was returned: step past it before reading on
 };
 
 namespace {
@@ -30,7 +31,17 @@ enum class convert_status { ok, defer, nomem };
 // Object sizes up to this are checked for duplicate keys pair by pair; larger ones by sorting.
 constexpr size_t small_object = 16;
 
+bool is_common(const ts_member &m) {
+    uintptr_t offset = reinterpret_cast<uintptr_t>(m.key.ptr) - reinterpret_cast<uintptr_t>(ts_json_common_keys);
+    return offset < sizeof ts_json_common_keys;
+}
+
+// Keys that are one of the wire format's names all point at its one static copy (convert
+// interns them), so two such keys are equal exactly when their addresses are, and such a key
+// never equals one that is not.
 bool same_key(const ts_member &a, const ts_member &b) {
+    bool common = is_common(a);
+    if (common || is_common(b)) return common && a.key.ptr == b.key.ptr;
     return a.key.len == b.key.len && std::memcmp(a.key.ptr, b.key.ptr, a.key.len) == 0;
 }
 
@@ -80,7 +91,14 @@ bool has_duplicate_key(const ts_member *members, size_t n) {
     return duplicate;
 }
 
-convert_status copy_string(ts_arena *arena, std::string_view s, ts_str *out) {
+// With `borrow`, strings point into simdjson's string buffer (NUL-terminated there), valid
+// until the parser reads the next document; else they are copied into the arena.
+convert_status copy_string(ts_arena *arena, bool borrow, std::string_view s, ts_str *out) {
+    if (borrow) {
+        out->ptr = s.data();
+        out->len = s.size();
+        return convert_status::ok;
+    }
     char *copy = ts_arena_strndup(arena, s.data(), s.size());
     if (!copy) return convert_status::nomem;
     out->ptr = copy;
@@ -88,10 +106,12 @@ convert_status copy_string(ts_arena *arena, std::string_view s, ts_str *out) {
     return convert_status::ok;
 }
 
-convert_status convert(ts_arena *arena, element e, ts_json *out) {
-    *out = ts_json_make_null();
+convert_status convert_container(ts_arena *arena, bool borrow, element e, ts_json *out);
+
+// Scalars in line, containers through one (recursive) call: most values of a stream are scalars.
+inline convert_status convert(ts_arena *arena, bool borrow, element e, ts_json *out) {
     switch (e.type()) {
-    case element_type::NULL_VALUE: return convert_status::ok;
+    case element_type::NULL_VALUE: *out = ts_json_make_null(); return convert_status::ok;
     case element_type::BOOL: *out = ts_json_make_bool(e.get_bool().value_unsafe()); return convert_status::ok;
     case element_type::INT64: *out = ts_json_make_int(e.get_int64().value_unsafe()); return convert_status::ok;
     case element_type::UINT64: return convert_status::defer; // beyond int64: W2 rejects it
@@ -101,15 +121,22 @@ convert_status convert(ts_arena *arena, element e, ts_json *out) {
         return convert_status::ok;
     case element_type::STRING:
         out->kind = TS_JSON_STRING;
-        return copy_string(arena, e.get_string().value_unsafe(), &out->u.s);
-    case element_type::ARRAY: {
+        return copy_string(arena, borrow, e.get_string().value_unsafe(), &out->u.s);
+    case element_type::ARRAY:
+    case element_type::OBJECT: return convert_container(arena, borrow, e, out);
+    }
+    return convert_status::defer;
+}
+
+__attribute__((noinline)) convert_status convert_container(ts_arena *arena, bool borrow, element e, ts_json *out) {
+    if (e.type() == element_type::ARRAY) {
         simdjson::dom::array array = e.get_array().value_unsafe();
         size_t n = array.size();
         ts_json *items = static_cast<ts_json *>(ts_arena_alloc(arena, n * sizeof *items));
         if (!items) return convert_status::nomem;
         size_t i = 0;
         for (element child : array) {
-            convert_status s = convert(arena, child, &items[i++]);
+            convert_status s = convert(arena, borrow, child, &items[i++]);
             if (s != convert_status::ok) return s;
         }
         out->kind = TS_JSON_ARRAY;
@@ -117,34 +144,30 @@ convert_status convert(ts_arena *arena, element e, ts_json *out) {
         out->u.a.count = n;
         return convert_status::ok;
     }
-    case element_type::OBJECT: {
-        simdjson::dom::object object = e.get_object().value_unsafe();
-        size_t n = object.size();
-        ts_member *members = static_cast<ts_member *>(ts_arena_alloc(arena, n * sizeof *members));
-        if (!members) return convert_status::nomem;
-        size_t i = 0;
-        for (simdjson::dom::key_value_pair field : object) {
-            std::string_view key = field.key;
-            ts_member *m = &members[i++];
+    simdjson::dom::object object = e.get_object().value_unsafe();
+    size_t n = object.size();
+    ts_member *members = static_cast<ts_member *>(ts_arena_alloc(arena, n * sizeof *members));
+    if (!members) return convert_status::nomem;
+    size_t i = 0;
+    for (simdjson::dom::key_value_pair field : object) {
+        std::string_view key = field.key;
+        ts_member *m = &members[i++];
+        const char *common = ts_json_common_key(key.data(), key.size());
+        if (common) {
+            m->key.ptr = common;
+            m->key.len = key.size();
+        } else {
             if (std::memchr(key.data(), '\0', key.size())) return convert_status::defer; // jansson refuses
-            const char *common = ts_json_common_key(key.data(), key.size());
-            if (common) {
-                m->key.ptr = common;
-                m->key.len = key.size();
-            } else if (copy_string(arena, key, &m->key) != convert_status::ok) {
-                return convert_status::nomem;
-            }
-            convert_status s = convert(arena, field.value, &m->value);
-            if (s != convert_status::ok) return s;
+            if (copy_string(arena, borrow, key, &m->key) != convert_status::ok) return convert_status::nomem;
         }
-        if (has_duplicate_key(members, n)) return convert_status::defer;
-        out->kind = TS_JSON_OBJECT;
-        out->u.o.members = members;
-        out->u.o.count = n;
-        return convert_status::ok;
+        convert_status s = convert(arena, borrow, field.value, &m->value);
+        if (s != convert_status::ok) return s;
     }
-    }
-    return convert_status::defer;
+    if (has_duplicate_key(members, n)) return convert_status::defer;
+    out->kind = TS_JSON_OBJECT;
+    out->u.o.members = members;
+    out->u.o.count = n;
+    return convert_status::ok;
 }
 
 ts_fast_result result_of(convert_status s) {
@@ -170,16 +193,16 @@ void ts_fast_parser_free(ts_fast_parser *parser) { delete parser; }
 
 ts_fast_result ts_fast_parse_document(ts_fast_parser *p, const char *data, size_t len, bool any_value,
                                       ts_arena *arena, ts_json *out) {
-    p->in_window = false;
+    p->in_window = p->advance = false;
     element root;
     if (p->parser.parse(data, len, false).get(root)) return TS_FAST_DEFER;
     element_type t = root.type();
     if (!any_value && t != element_type::OBJECT && t != element_type::ARRAY) return TS_FAST_DEFER;
-    return result_of(convert(arena, root, out));
+    return result_of(convert(arena, false, root, out));
 }
 
 ts_fast_result ts_fast_window_begin(ts_fast_parser *p, const char *data, size_t len) {
-    p->in_window = false;
+    p->in_window = p->advance = false;
     if (len == 0) return TS_FAST_END;
     // One batch over the whole window: an incomplete last value is left as truncated bytes.
     if (p->parser.parse_many(data, len, len).get(p->stream)) return TS_FAST_DEFER;
@@ -188,10 +211,15 @@ ts_fast_result ts_fast_window_begin(ts_fast_parser *p, const char *data, size_t 
     return TS_FAST_VALUE;
 }
 
-ts_fast_result ts_fast_window_next(ts_fast_parser *p, ts_arena *arena, ts_json *out, size_t *start, size_t *end) {
+ts_fast_result ts_fast_window_next(ts_fast_parser *p, ts_arena *arena, bool borrow, ts_json *out, size_t *start,
+                                   size_t *end) {
     if (!p->in_window) {
         *start = *end = 0;
         return TS_FAST_END;
+    }
+    if (p->advance) { // only now: stepping parses the next document over the last one's strings
+        p->advance = false;
+        ++p->next;
     }
     if (!(p->next != p->stream.end())) {
         p->in_window = false;
@@ -211,12 +239,12 @@ ts_fast_result ts_fast_window_next(ts_fast_parser *p, ts_arena *arena, ts_json *
     }
     std::string_view source = p->next.source();
     *end = *start + source.size();
-    ts_fast_result r = result_of(convert(arena, root, out));
+    ts_fast_result r = result_of(convert(arena, borrow, root, out));
     if (r != TS_FAST_VALUE) {
         p->in_window = false;
         return r;
     }
-    ++p->next;
+    p->advance = true;
     return TS_FAST_VALUE;
 }
 

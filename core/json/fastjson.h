@@ -51,11 +51,14 @@ ts_fast_result ts_fast_parse_document(ts_fast_parser *parser, const char *data, 
  * unchanged until the window is done. */
 ts_fast_result ts_fast_window_begin(ts_fast_parser *parser, const char *data, size_t len);
 
-/* The next value of the window, with the offsets of its first and one-past-last byte.
+/* The next value of the window, with the offsets of its first and one-past-last byte. With
+ * `borrow`, the value's strings and keys point into the parser's memory (NUL-terminated there)
+ * and stay valid only until the next call; else they are copied into the arena.
  * TS_FAST_END: every complete value has been read; *start is where the unread rest (an
  * incomplete value, possibly empty) begins. TS_FAST_DEFER: *start is where the value the
  * strict path must read begins; the window is over (begin a new one to go on). */
-ts_fast_result ts_fast_window_next(ts_fast_parser *parser, ts_arena *arena, ts_json *out, size_t *start, size_t *end);
+ts_fast_result ts_fast_window_next(ts_fast_parser *parser, ts_arena *arena, bool borrow, ts_json *out, size_t *start,
+                                   size_t *end);
 
 /* The byte offset, inside doc[0..len) (one valid JSON document, no padding needed), of the value
  * at the JSON Pointer (RFC 6901) `pointer`. Returns false when there is no such value. */

@@ -10,10 +10,6 @@ ts_str ts_str_from(const char *cstr) {
     return s;
 }
 
-bool ts_str_present(ts_str s) { return s.ptr != NULL; }
-
-bool ts_str_nonempty(ts_str s) { return s.ptr != NULL && s.len > 0; }
-
 bool ts_str_eq(ts_str a, ts_str b) {
     if (!a.ptr || !b.ptr) return !a.ptr && !b.ptr;
     return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
@@ -39,30 +35,44 @@ ts_str ts_str_dup(ts_arena *arena, ts_str s) {
     return out;
 }
 
-/* Member names of the wire format, by length (the longest is 20 bytes). */
-static const char *const common_keys[21][4] = {
-    [4] = {"text", "role", "name"},
-    [5] = {"$type"},
-    [6] = {"callId", "result"},
-    [7] = {"details", "agentId", "modelId"},
-    [8] = {"contents"},
-    [9] = {"arguments", "createdAt", "messageId"},
-    [10] = {"responseId", "authorName"},
-    [11] = {"annotations"},
-    [12] = {"finishReason"},
-    [13] = {"protectedData"},
-    [14] = {"conversationId"},
-    [15] = {"totalTokenCount", "inputTokenCount"},
-    [16] = {"outputTokenCount", "additionalCounts"},
-    [17] = {"informationalOnly", "continuationToken"},
-    [20] = {"additionalProperties"},
+const char ts_json_common_keys[TS_KEY_COUNT][TS_KEY_ROW] = {
+    [TS_KEY_TYPE] = "$type", [TS_KEY_TEXT] = "text", [TS_KEY_ROLE] = "role", [TS_KEY_CONTENTS] = "contents",
+    [TS_KEY_CALL_ID] = "callId", [TS_KEY_NAME] = "name", [TS_KEY_RESULT] = "result", [TS_KEY_DETAILS] = "details",
+    [TS_KEY_ARGUMENTS] = "arguments", [TS_KEY_AGENT_ID] = "agentId", [TS_KEY_MODEL_ID] = "modelId",
+    [TS_KEY_CREATED_AT] = "createdAt", [TS_KEY_MESSAGE_ID] = "messageId", [TS_KEY_RESPONSE_ID] = "responseId",
+    [TS_KEY_AUTHOR_NAME] = "authorName", [TS_KEY_ANNOTATIONS] = "annotations",
+    [TS_KEY_FINISH_REASON] = "finishReason", [TS_KEY_PROTECTED_DATA] = "protectedData",
+    [TS_KEY_CONVERSATION_ID] = "conversationId", [TS_KEY_TOTAL_TOKEN_COUNT] = "totalTokenCount",
+    [TS_KEY_INPUT_TOKEN_COUNT] = "inputTokenCount", [TS_KEY_OUTPUT_TOKEN_COUNT] = "outputTokenCount",
+    [TS_KEY_ADDITIONAL_COUNTS] = "additionalCounts", [TS_KEY_INFORMATIONAL_ONLY] = "informationalOnly",
+    [TS_KEY_CONTINUATION_TOKEN] = "continuationToken", [TS_KEY_ADDITIONAL_PROPERTIES] = "additionalProperties",
 };
 
-const char *ts_json_common_key(const char *key, size_t len) {
-    if (len >= sizeof common_keys / sizeof common_keys[0]) return NULL;
-    for (const char *const *k = common_keys[len]; *k; k++)
-        if ((*k)[0] == key[0] && memcmp(*k, key, len) == 0) return *k;
-    return NULL;
+/* The names by length (the longest is 20 bytes) and first byte: no two share both. */
+const signed char ts_json_keys_by_length[TS_KEY_MAX_LEN + 1][4] = {
+    [0] = {-1}, [1] = {-1}, [2] = {-1}, [3] = {-1},
+    [4] = {TS_KEY_TEXT, TS_KEY_ROLE, TS_KEY_NAME, -1},
+    [5] = {TS_KEY_TYPE, -1},
+    [6] = {TS_KEY_CALL_ID, TS_KEY_RESULT, -1},
+    [7] = {TS_KEY_DETAILS, TS_KEY_AGENT_ID, TS_KEY_MODEL_ID, -1},
+    [8] = {TS_KEY_CONTENTS, -1},
+    [9] = {TS_KEY_ARGUMENTS, TS_KEY_CREATED_AT, TS_KEY_MESSAGE_ID, -1},
+    [10] = {TS_KEY_RESPONSE_ID, TS_KEY_AUTHOR_NAME, -1},
+    [11] = {TS_KEY_ANNOTATIONS, -1},
+    [12] = {TS_KEY_FINISH_REASON, -1},
+    [13] = {TS_KEY_PROTECTED_DATA, -1},
+    [14] = {TS_KEY_CONVERSATION_ID, -1},
+    [15] = {TS_KEY_TOTAL_TOKEN_COUNT, TS_KEY_INPUT_TOKEN_COUNT, -1},
+    [16] = {TS_KEY_OUTPUT_TOKEN_COUNT, TS_KEY_ADDITIONAL_COUNTS, -1},
+    [17] = {TS_KEY_INFORMATIONAL_ONLY, TS_KEY_CONTINUATION_TOKEN, -1},
+    [18] = {-1},
+    [19] = {-1},
+    [20] = {TS_KEY_ADDITIONAL_PROPERTIES, -1},
+};
+
+ts_key_id ts_json_key_id_slow(ts_str key) {
+    const char *common = key.ptr ? ts_json_common_key(key.ptr, key.len) : NULL;
+    return common ? (ts_key_id)((common - ts_json_common_keys[0]) / TS_KEY_ROW) : TS_KEY_OTHER;
 }
 
 const ts_json *ts_json_get(const ts_json *object, const char *key) {
@@ -70,7 +80,8 @@ const ts_json *ts_json_get(const ts_json *object, const char *key) {
     size_t key_len = strlen(key);
     for (size_t i = 0; i < object->u.o.count; i++) {
         const ts_member *m = &object->u.o.members[i];
-        if (m->key.len == key_len && memcmp(m->key.ptr, key, key_len) == 0) return &m->value;
+        if (m->key.len == key_len && (key_len == 0 || m->key.ptr[0] == key[0]) && memcmp(m->key.ptr, key, key_len) == 0)
+            return &m->value;
     }
     return NULL;
 }

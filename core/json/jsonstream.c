@@ -38,6 +38,7 @@ struct ts_json_stream {
 
     ts_fast_parser *fast;
     bool in_window, need_more, started, stopped;
+    bool borrow;             /* values' strings may point into the parser's memory */
     size_t window_base, window_end;
     size_t strict_until;     /* buf offset before which jansson reads */
 
@@ -77,6 +78,8 @@ void ts_json_stream_close(ts_json_stream *s) {
 }
 
 size_t ts_json_stream_bytes_read(const ts_json_stream *s) { return s->bytes_read; }
+
+void ts_json_stream_borrow_strings(ts_json_stream *s) { s->borrow = true; }
 
 bool ts_json_stream_set_window(ts_json_stream *s, size_t bytes) {
     if (s->started || bytes == 0 || bytes > SIZE_MAX / 4) return false;
@@ -201,7 +204,7 @@ int ts_json_stream_next(ts_json_stream *s, ts_arena *arena, ts_json *out, int *o
         if (s->over_limit || s->read_errno) return fail_because(s, err, "");
         if (s->in_window) {
             size_t a, b;
-            ts_fast_result r = ts_fast_window_next(s->fast, arena, out, &a, &b);
+            ts_fast_result r = ts_fast_window_next(s->fast, arena, s->borrow, out, &a, &b);
             if (r == TS_FAST_VALUE) return deliver(s, s->window_base + a, s->window_base + b, out_line);
             s->in_window = false;
             if (r == TS_FAST_NOMEM) return fail_because(s, err, "out of memory while reading JSON");
@@ -278,22 +281,32 @@ static int path_to_pointer(const char *path, char *pointer, size_t size, size_t 
     return steps;
 }
 
-bool ts_json_stream_locate(const ts_json_stream *s, const char *path, ts_error *err) {
+/* The offset in doc[0..len) of the value `path` names, or of its nearest enclosing value. */
+static bool locate_path(const char *doc, size_t len, const char *path, size_t *offset) {
     enum { MAX_STEPS = 64 };
-    if (!s->has_value || !err) return false;
     char pointer[512];
     size_t ends[MAX_STEPS];
     int steps = path_to_pointer(path, pointer, sizeof pointer, ends, MAX_STEPS);
-    if (steps < 0) return false;
-    const char *doc = s->buf + s->value_start;
-    size_t offset = 0;
     for (int k = steps; k >= 0; k--) {
         pointer[k ? ends[k - 1] : 0] = '\0';
-        if (ts_fast_locate(doc, s->value_end - s->value_start, pointer, &offset)) {
-            ts_strict_position(s->buf, s->value_start, s->value_line, s->value_column, s->value_start + offset,
-                               &err->line, &err->column);
-            return true;
-        }
+        if (ts_fast_locate(doc, len, pointer, offset)) return true;
     }
     return false;
+}
+
+bool ts_json_stream_locate(const ts_json_stream *s, const char *path, ts_error *err) {
+    size_t offset;
+    if (!s->has_value || !err ||
+        !locate_path(s->buf + s->value_start, s->value_end - s->value_start, path, &offset))
+        return false;
+    ts_strict_position(s->buf, s->value_start, s->value_line, s->value_column, s->value_start + offset, &err->line,
+                       &err->column);
+    return true;
+}
+
+bool ts_codec_locate(const char *data, size_t len, const char *path, ts_error *err) {
+    size_t offset;
+    if (!err || !locate_path(data, len, path, &offset)) return false;
+    ts_strict_position(data, 0, 1, 1, offset, &err->line, &err->column);
+    return true;
 }
