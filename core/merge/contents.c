@@ -28,49 +28,50 @@ static bool is_nothing(const ts_json *v) {
            (v->kind == TS_JSON_OBJECT && v->u.o.count == 0);
 }
 
-static const ts_json *member(const ts_json *c, const char *key, size_t len) {
-    for (size_t i = 0; i < c->u.o.count; i++)
-        if (c->u.o.members[i].key.len == len && memcmp(c->u.o.members[i].key.ptr, key, len) == 0)
-            return &c->u.o.members[i].value;
-    return NULL;
-}
+/* What C2 asks of a content, from one pass over its members. */
+typedef struct content_view {
+    int type;                  /* 1 text, 2 reasoning, 0 anything else */
+    ts_str text;               /* its "text" string (absent when missing or not a string) */
+    bool annotated;            /* "annotations" that carry something */
+    const ts_json *protected_data; /* a string "protectedData", else NULL */
+    bool plain_text;           /* nothing but $type and text besides members that carry nothing */
+    bool plain_reasoning;      /* the same, protectedData allowed too */
+} content_view;
 
-#define MEMBER(c, name) member((c), name, sizeof(name) - 1)
-
-/* 1 text, 2 reasoning, 0 anything else. */
-static int run_type(const ts_json *c) {
-    ts_str t = ts_json_string(MEMBER(c, "$type"));
-    if (!t.ptr) return 0;
-    return KEY_IS(t, "text") ? 1 : KEY_IS(t, "reasoning") ? 2 : 0;
-}
-
-static bool has_annotations(const ts_json *c) {
-    const ts_json *a = MEMBER(c, "annotations");
-    return a && !is_nothing(a);
-}
-
-static bool has_protected_data(const ts_json *c) {
-    const ts_json *p = MEMBER(c, "protectedData");
-    return p && p->kind == TS_JSON_STRING;
-}
-
-/* True when the content holds only $type, text (and, for reasoning, protectedData) besides
- * members that carry nothing: merging it into the run before it loses no data. */
-static bool is_plain(const ts_json *c, bool reasoning) {
+static void view_of(const ts_json *c, content_view *v) {
+    memset(v, 0, sizeof *v);
+    v->plain_text = v->plain_reasoning = true;
+    bool seen_type = false, seen_text = false, seen_annotations = false, seen_protected = false;
     for (size_t i = 0; i < c->u.o.count; i++) {
         const ts_member *m = &c->u.o.members[i];
-        if (KEY_IS(m->key, "$type") || KEY_IS(m->key, "text")) continue;
-        if (reasoning && KEY_IS(m->key, "protectedData")) continue;
-        if (!is_nothing(&m->value)) return false;
+        switch (ts_json_key_id(m->key)) {
+        case TS_KEY_TYPE:
+            if (!seen_type && m->value.kind == TS_JSON_STRING)
+                v->type = KEY_IS(m->value.u.s, "text") ? 1 : KEY_IS(m->value.u.s, "reasoning") ? 2 : 0;
+            seen_type = true;
+            continue;
+        case TS_KEY_TEXT:
+            if (!seen_text) v->text = ts_json_string(&m->value);
+            seen_text = true;
+            continue;
+        case TS_KEY_PROTECTED_DATA:
+            if (!seen_protected && m->value.kind == TS_JSON_STRING) v->protected_data = &m->value;
+            seen_protected = true;
+            if (!is_nothing(&m->value)) v->plain_text = false;
+            continue;
+        case TS_KEY_ANNOTATIONS:
+            if (!seen_annotations) v->annotated = !is_nothing(&m->value);
+            seen_annotations = true;
+            break;
+        default: break;
+        }
+        if (!is_nothing(&m->value)) v->plain_text = v->plain_reasoning = false;
     }
-    return true;
 }
-
-static ts_str text_of(const ts_json *c) { return ts_json_string(MEMBER(c, "text")); }
 
 static bool append_text(ts_run_text *run, ts_str text) {
     if (text.len > run->cap - run->len) {
-        size_t cap = run->cap ? run->cap : 64;
+        size_t cap = run->cap ? run->cap : 256;
         while (cap - run->len < text.len) {
             if (cap > SIZE_MAX / 2) return false;
             cap *= 2;
@@ -126,16 +127,18 @@ bool ts_contents_close(ts_arena *arena, ts_contents *c) {
 }
 
 /* The run takes `content` as its next delta. */
-static bool absorb(ts_arena *arena, bool copy, ts_contents *c, const ts_json *content) {
+static bool absorb(ts_arena *arena, bool copy, ts_contents *c, const content_view *v) {
     if (!c->run) {
+        content_view first;
+        view_of(&c->items[c->count - 1], &first);
         c->run = calloc(1, sizeof *c->run);
-        if (!c->run || !append_text(c->run, text_of(&c->items[c->count - 1]))) return false;
+        if (!c->run || !append_text(c->run, first.text)) return false;
         c->run->protected_data = ts_json_make_null();
     }
-    if (!append_text(c->run, text_of(content))) return false;
-    if (c->run_reasoning && has_protected_data(content)) { /* it joins, and ends the run */
-        const ts_json *p = MEMBER(content, "protectedData");
-        if (copy ? !ts_json_clone(arena, p, &c->run->protected_data) : !(c->run->protected_data = *p, true))
+    if (!append_text(c->run, v->text)) return false;
+    if (c->run_reasoning && v->protected_data) { /* it joins, and ends the run */
+        if (copy ? !ts_json_clone(arena, v->protected_data, &c->run->protected_data)
+                 : !(c->run->protected_data = *v->protected_data, true))
             return false;
         c->run_absorbs = false;
     }
@@ -143,9 +146,11 @@ static bool absorb(ts_arena *arena, bool copy, ts_contents *c, const ts_json *co
 }
 
 bool ts_contents_add(ts_arena *arena, bool copy, ts_contents *c, const ts_json *content) {
-    int type = run_type(content);
-    if (c->run_open && c->run_absorbs && type == (c->run_reasoning ? 2 : 1) && is_plain(content, c->run_reasoning))
-        return absorb(arena, copy, c, content);
+    content_view v;
+    view_of(content, &v);
+    if (c->run_open && c->run_absorbs && v.type == (c->run_reasoning ? 2 : 1) &&
+        (c->run_reasoning ? v.plain_reasoning : v.plain_text))
+        return absorb(arena, copy, c, &v);
     if (!ts_contents_close(arena, c)) return false;
     if (c->count == c->cap) {
         size_t cap = c->cap ? 2 * c->cap : 1;
@@ -157,8 +162,8 @@ bool ts_contents_add(ts_arena *arena, bool copy, ts_contents *c, const ts_json *
     ts_json *item = &c->items[c->count];
     if (copy ? !ts_json_clone(arena, content, item) : !(*item = *content, true)) return false;
     c->count++;
-    c->run_open = type != 0 && !has_annotations(content) && !(type == 2 && has_protected_data(content));
+    c->run_open = v.type != 0 && !v.annotated && !(v.type == 2 && v.protected_data);
     c->run_absorbs = c->run_open;
-    c->run_reasoning = type == 2;
+    c->run_reasoning = v.type == 2;
     return true;
 }

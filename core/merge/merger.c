@@ -39,6 +39,7 @@ typedef struct message_state {
 } message_state;
 
 typedef struct group_state {
+    ts_str response_id;  /* absent for the primary group */
     size_t last_message; /* the message its latest update went to (M3) */
     bool has_last_message;
 } group_state;
@@ -63,8 +64,10 @@ struct ts_merger {
     ts_strmap group_by_id;      /* tag 0: responseId -> group (the primary id is not in it) */
     ts_strmap message_by_key;   /* tag = group + 1: messageId -> latest message with that id */
     ts_strmap member_index;     /* tag = 2 * message + (0 extras, 1 additional): key -> member */
-    size_t last_group;          /* cache: the group of the previous update with a responseId */
-    ts_str last_group_id;
+    struct {                    /* cache: the last groups looked up by responseId, latest first */
+        ts_str id;
+        size_t group;
+    } recent[4];
 
     ts_response out;            /* metadata folded so far (R1..R6) */
     bool has_created;
@@ -155,19 +158,29 @@ static bool group_of(ts_merger *m, const ts_update *u, size_t *out) {
         *out = m->primary_group;
         return true;
     }
-    if (m->last_group_id.ptr && ts_str_eq(u->response_id, m->last_group_id)) {
-        *out = m->last_group;
-        return true;
-    }
-    if (!ts_strmap_get(&m->group_by_id, 0, u->response_id, out)) {
-        ts_str id;
-        if (!add_group(m, out) || !keep(m, u->response_id, &id) || !ts_strmap_put(&m->group_by_id, 0, id, *out))
-            return false;
-        m->last_group_id = id;
+    enum { RECENT = sizeof m->recent / sizeof m->recent[0] };
+    size_t hit = RECENT;
+    for (size_t i = 0; i < RECENT && hit == RECENT; i++)
+        if (m->recent[i].id.ptr && ts_str_eq(u->response_id, m->recent[i].id)) hit = i;
+    ts_str id;
+    if (hit < RECENT) {
+        id = m->recent[hit].id;
+        *out = m->recent[hit].group;
     } else {
-        m->last_group_id = (ts_str){NULL, 0};
+        size_t at;
+        if (ts_strmap_get(&m->group_by_id, 0, u->response_id, &at)) {
+            id = m->groups[at].response_id;
+        } else if (!add_group(m, &at) || !keep(m, u->response_id, &id) || !ts_strmap_put(&m->group_by_id, 0, id, at)) {
+            return false;
+        } else {
+            m->groups[at].response_id = id;
+        }
+        *out = at;
+        hit = RECENT - 1;
     }
-    m->last_group = *out;
+    memmove(&m->recent[1], &m->recent[0], hit * sizeof m->recent[0]);
+    m->recent[0].id = id;
+    m->recent[0].group = *out;
     return true;
 }
 
@@ -198,7 +211,14 @@ static bool contradicts(const message_state *msg, const ts_update *u) {
     return false;
 }
 
-static bool is_usage(const ts_json *content) { return ts_str_eq_cstr(ts_content_type(content), "usage"); }
+static bool is_usage(const ts_json *content) {
+    for (size_t i = 0; i < content->u.o.count; i++) {
+        const ts_member *m = &content->u.o.members[i];
+        if (ts_json_key_id(m->key) == TS_KEY_TYPE)
+            return m->value.kind == TS_JSON_STRING && m->value.u.s.len == 5 && memcmp(m->value.u.s.ptr, "usage", 5) == 0;
+    }
+    return false;
+}
 
 /* Sets key to value in one of a message's member sets (last value wins, first position kept),
  * through member_index so that many keys cost no more each than a few. */
