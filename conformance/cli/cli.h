@@ -36,9 +36,6 @@ FILE *ts_cli_open_input(const char *path);
  * returns non-zero. */
 int ts_cli_read_input(const char *path, size_t max_bytes, char **data, size_t *len);
 
-/* ts_cli_read_input with TS_CLI_MAX_INPUT_DEFAULT. */
-int ts_cli_read_file(const char *path, char **data, size_t *len);
-
 /* The bundled example stream (conformance/examples/handoff.jsonl), compiled in. */
 extern const unsigned char ts_cli_example_stream[];
 extern const size_t ts_cli_example_stream_len;

@@ -92,7 +92,3 @@ int ts_cli_read_input(const char *path, size_t max_bytes, char **data, size_t *l
     *len = n;
     return 0;
 }
-
-int ts_cli_read_file(const char *path, char **data, size_t *len) {
-    return ts_cli_read_input(path, TS_CLI_MAX_INPUT_DEFAULT, data, len);
-}
