@@ -154,7 +154,7 @@ static int fail(ts_json_stream *s, ts_error *err, size_t at) {
 static int fail_because(ts_json_stream *s, ts_error *err, const char *what) {
     ts_error_clear(err);
     if (s->over_limit)
-        ts_error_set(err, "the input is longer than %zu bytes, the limit", s->max_bytes);
+        ts_error_set(err, "longer than %zu bytes, the input limit", s->max_bytes);
     else if (s->read_errno)
         ts_error_set(err, "cannot read the input: %s", strerror(s->read_errno));
     else
