@@ -124,12 +124,8 @@ int ts_cli_merge(int argc, char **argv) {
     ts_merger *merger = ts_merger_new(&arena, &options, true);
     ts_error err;
     ts_error_clear(&err);
-    ts_response response;
-    ts_json json;
     char message[600];
     int status = reader && merger ? fold_all(reader, merger, max_input, &err) : TS_EXIT_FAILURE;
-    if (status == TS_EXIT_OK && !ts_merger_finish(merger, &response, &err))
-        status = strstr(err.message, "out of memory") ? TS_EXIT_FAILURE : TS_EXIT_USAGE;
     ts_update_reader_close(reader);
     if (file && file != stdin) fclose(file);
     if (!reader || !merger) {
@@ -137,13 +133,18 @@ int ts_cli_merge(int argc, char **argv) {
     } else if (status != TS_EXIT_OK) {
         ts_error_format(&err, name, message, sizeof message);
         fprintf(stderr, "turnstile merge: %s\n", message);
-    } else if (!ts_response_to_json(&response, &arena, &json)) {
-        fprintf(stderr, "turnstile merge: out of memory while writing the response\n");
-        status = TS_EXIT_FAILURE;
-    } else if (!ts_codec_write_file(stdout, &json, pretty ? TS_WRITE_PRETTY : TS_WRITE_COMPACT, "\n") ||
-               fflush(stdout) != 0) {
-        fprintf(stderr, "turnstile merge: cannot write the response\n");
-        status = TS_EXIT_FAILURE;
+    } else {
+        /* The response is written as it is formed; nothing is written unless the merge succeeded. */
+        int written = ts_merger_finish_to_file(merger, stdout, pretty ? TS_WRITE_PRETTY : TS_WRITE_COMPACT, "\n", &err);
+        if (written == 0 && fflush(stdout) != 0) written = 1;
+        if (written < 0) {
+            ts_error_format(&err, name, message, sizeof message);
+            fprintf(stderr, "turnstile merge: %s\n", message);
+            status = strstr(err.message, "out of memory") ? TS_EXIT_FAILURE : TS_EXIT_USAGE;
+        } else if (written > 0) {
+            fprintf(stderr, "turnstile merge: cannot write the response\n");
+            status = TS_EXIT_FAILURE;
+        }
     }
     ts_merger_free(merger);
     ts_arena_free(&arena);

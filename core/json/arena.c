@@ -1,6 +1,8 @@
 /* arena.c — chunked bump allocator; see arena.h. */
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
 #include "core/json/arena.h"
 
+#include <sys/mman.h>
 #include <stdalign.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,6 +18,19 @@ struct ts_arena_chunk {
     size_t used;
     alignas(max_align_t) unsigned char data[];
 };
+
+void ts_memory_advise_huge(void *block, size_t size) {
+#ifdef MADV_HUGEPAGE
+    enum { HUGE_PAGE = 2 << 20 };
+    if (!block || size < 2 * (size_t)HUGE_PAGE) return;
+    uintptr_t start = ((uintptr_t)block + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    uintptr_t end = ((uintptr_t)block + size) & ~(uintptr_t)(HUGE_PAGE - 1);
+    if (end > start) (void)madvise((void *)start, end - start, MADV_HUGEPAGE); /* advice: failure is harmless */
+#else
+    (void)block;
+    (void)size;
+#endif
+}
 
 void ts_arena_init(ts_arena *arena) {
     arena->head = NULL;
@@ -76,6 +91,7 @@ static void *alloc_aligned(ts_arena *arena, size_t size, size_t align) {
     if (!dedicated && capacity < size) capacity = size;
     ts_arena_chunk *fresh = malloc(sizeof *fresh + capacity);
     if (!fresh) return NULL;
+    ts_memory_advise_huge(fresh, sizeof *fresh + capacity);
     fresh->capacity = capacity;
     fresh->used = size;
     if (dedicated && chunk) {
@@ -111,6 +127,7 @@ void *ts_arena_grow(ts_arena *arena, void *ptr, size_t old_size, size_t new_size
         if (new_size > SIZE_MAX / 2) return NULL;
         ts_arena_chunk *moved = realloc(c, sizeof *c + new_size);
         if (!moved) return NULL;
+        ts_memory_advise_huge(moved, sizeof *moved + new_size);
         moved->capacity = moved->used = new_size;
         arena->bytes_allocated += new_size - old_size;
         *link = moved;

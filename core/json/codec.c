@@ -207,6 +207,7 @@ static void newline_indent(ts_buf *buf, ts_write_style style, int depth) {
 }
 
 static bool write_value(writer *w, const ts_json *v, ts_write_style style, int depth);
+static bool write_members(writer *w, const ts_json *v, bool *first, ts_write_style style, int depth);
 
 static bool write_member(writer *w, const ts_member *m, bool *first, ts_write_style style, int depth) {
     ts_buf *buf = w->buf;
@@ -248,22 +249,28 @@ static bool write_value(writer *w, const ts_json *v, ts_write_style style, int d
     case TS_JSON_OBJECT: {
         ts_buf_append_char(buf, '{');
         bool first = true;
-        size_t type_at = v->u.o.count;
-        for (size_t i = 0; i < v->u.o.count; i++) {
-            if (ts_json_key_id(v->u.o.members[i].key) == TS_KEY_TYPE) {
-                type_at = i;
-                if (!write_member(w, &v->u.o.members[i], &first, style, depth)) return false;
-                break;
-            }
-        }
-        for (size_t i = 0; i < v->u.o.count; i++)
-            if (i != type_at && !write_member(w, &v->u.o.members[i], &first, style, depth)) return false;
+        if (!write_members(w, v, &first, style, depth)) return false;
         if (v->u.o.count) newline_indent(buf, style, depth);
         ts_buf_append_char(buf, '}');
         return true;
     }
     }
     return false;
+}
+
+/* The members of an object, "$type" first, then the others in stored order. */
+static bool write_members(writer *w, const ts_json *v, bool *first, ts_write_style style, int depth) {
+    size_t type_at = v->u.o.count;
+    for (size_t i = 0; i < v->u.o.count; i++) {
+        if (ts_json_key_id(v->u.o.members[i].key) == TS_KEY_TYPE) {
+            type_at = i;
+            if (!write_member(w, &v->u.o.members[i], first, style, depth)) return false;
+            break;
+        }
+    }
+    for (size_t i = 0; i < v->u.o.count; i++)
+        if (i != type_at && !write_member(w, &v->u.o.members[i], first, style, depth)) return false;
+    return true;
 }
 
 bool ts_codec_write(ts_buf *buf, const ts_json *value, ts_write_style style) {
@@ -277,6 +284,39 @@ bool ts_codec_write_file(FILE *file, const ts_json *value, ts_write_style style,
     ts_buf_init(&buf);
     writer w = {&buf, file, false};
     bool ok = write_value(&w, value, style, 0);
+    if (end) ts_buf_append_str(&buf, end);
+    ok = ok && !buf.failed && !w.io_failed && fwrite(buf.data, 1, buf.len, file) == buf.len;
+    ts_buf_free(&buf);
+    return ok;
+}
+
+bool ts_codec_write_file_streaming(FILE *file, const ts_json *object, const char *key, size_t count,
+                                   ts_codec_item_fn item, void *context, ts_write_style style, const char *end) {
+    ts_buf buf;
+    ts_buf_init(&buf);
+    writer w = {&buf, file, false};
+    bool first = true;
+    ts_buf_append_char(&buf, '{');
+    bool ok = write_members(&w, object, &first, style, 0);
+    if (ok) { /* the streamed member, last: written as write_member and the array case write it */
+        if (!first) ts_buf_append_char(&buf, ',');
+        newline_indent(&buf, style, 1);
+        ts_codec_write_string(&buf, ts_str_from(key));
+        ts_buf_append(&buf, style == TS_WRITE_PRETTY ? ": " : ":", style == TS_WRITE_PRETTY ? 2 : 1);
+        ts_buf_append_char(&buf, '[');
+        for (size_t i = 0; ok && i < count; i++) {
+            ts_json value;
+            ok = item(context, i, &value);
+            if (!ok) break;
+            if (i) ts_buf_append_char(&buf, ',');
+            newline_indent(&buf, style, 2);
+            ok = write_value(&w, &value, style, 2);
+        }
+        if (count) newline_indent(&buf, style, 1);
+        ts_buf_append_char(&buf, ']');
+        newline_indent(&buf, style, 0);
+        ts_buf_append_char(&buf, '}');
+    }
     if (end) ts_buf_append_str(&buf, end);
     ok = ok && !buf.failed && !w.io_failed && fwrite(buf.data, 1, buf.len, file) == buf.len;
     ts_buf_free(&buf);

@@ -120,6 +120,15 @@ bool ts_codec_write(ts_buf *buf, const ts_json *value, ts_write_style style);
  * ts_codec_write does, or when a write fails; what was written before stays written. */
 bool ts_codec_write_file(FILE *file, const ts_json *value, ts_write_style style, const char *end);
 
+/* Writes `object` to file as ts_codec_write_file would write it with one more member, `key`
+ * (not "$type"), last: an array of `count` items that item(context, i, &out) forms one at a
+ * time, each written before the next is asked for (the item's memory is the callback's to
+ * reuse). For a response whose messages should never all be held at once. Returns false when
+ * an item cannot be formed, a number is not finite, memory runs out or a write fails. */
+typedef bool (*ts_codec_item_fn)(void *context, size_t index, ts_json *out);
+bool ts_codec_write_file_streaming(FILE *file, const ts_json *object, const char *key, size_t count,
+                                   ts_codec_item_fn item, void *context, ts_write_style style, const char *end);
+
 /* Appends a JSON string literal (with quotes) for the given bytes. */
 void ts_codec_write_string(ts_buf *buf, ts_str s);
 

@@ -33,6 +33,7 @@ typedef struct message_state {
     size_t first_arrival; /* index of the update that opened it */
     ts_str role, author_name, message_id, agent_id, created_at;
     bool has_created_at;
+    bool indexed;         /* in message_by_key (see index_message) */
     ts_instant created_at_instant;
     ts_contents contents; /* arrival order, usage removed, runs coalesced */
     message_members *members;
@@ -62,12 +63,18 @@ struct ts_merger {
     message_state *messages;
     size_t message_count, message_cap;
     ts_strmap group_by_id;      /* tag 0: responseId -> group (the primary id is not in it) */
-    ts_strmap message_by_key;   /* tag = group + 1: messageId -> latest message with that id */
+    ts_strmap message_by_key;   /* tag = group + 1: messageId -> latest message with that id
+                                 * that is not its group's last (index_message) */
     ts_strmap member_index;     /* tag = 2 * message + (0 extras, 1 additional): key -> member */
     struct {                    /* cache: the last groups looked up by responseId, latest first */
         ts_str id;
         size_t group;
     } recent[4];
+
+    ts_str last_role, last_author, last_agent; /* the last copies kept of each (keep_shared) */
+    size_t *visible, *ordered;  /* at the end: the messages written (M6), and their order */
+    size_t visible_count;
+    ts_arena scratch;           /* one message's JSON at a time (ts_merger_finish_to_file) */
 
     ts_response out;            /* metadata folded so far (R1..R6) */
     bool has_created;
@@ -88,18 +95,33 @@ static bool keep(ts_merger *m, ts_str s, ts_str *out) {
     return !s.ptr || out->ptr;
 }
 
+/* keep(), for values that repeat from message to message (roles, authors, agents): the last
+ * copy is shared when the value is the same. */
+static bool keep_shared(ts_merger *m, ts_str *last, ts_str s, ts_str *out) {
+    if (m->copy && last->ptr && ts_str_eq(*last, s)) {
+        *out = *last;
+        return true;
+    }
+    if (!keep(m, s, out)) return false;
+    *last = *out;
+    return true;
+}
+
 static bool keep_json(ts_merger *m, const ts_json *v, ts_json *out) {
     if (m->copy) return ts_json_clone(m->arena, v, out);
     *out = *v;
     return true;
 }
 
-/* Grows an arena-backed array to hold one more element. */
-static bool reserve(ts_arena *arena, void **items, size_t count, size_t *cap, size_t size) {
+/* Grows a heap array to hold one more element (the merger's own state: realloc moves large
+ * blocks without copying and leaves nothing behind, as an arena would). */
+static bool reserve(void **items, size_t count, size_t *cap, size_t size) {
     if (count < *cap) return true;
     size_t new_cap = *cap ? *cap * 2 : 4;
-    void *grown = ts_arena_grow(arena, *items, *cap * size, new_cap * size);
+    if (new_cap > SIZE_MAX / size) return false;
+    void *grown = realloc(*items, new_cap * size);
     if (!grown) return false;
+    ts_memory_advise_huge(grown, new_cap * size);
     *items = grown;
     *cap = new_cap;
     return true;
@@ -117,6 +139,7 @@ ts_merger *ts_merger_new(ts_arena *arena, const ts_merge_options *options, bool 
     ts_strmap_init(&m->message_by_key);
     ts_strmap_init(&m->member_index);
     ts_usage_init(&m->out.usage, arena);
+    ts_arena_init(&m->scratch);
     if (options && ts_str_nonempty(options->primary_response_id) &&
         !keep(m, options->primary_response_id, &m->primary)) {
         ts_merger_free(m);
@@ -138,13 +161,18 @@ void ts_merger_free(ts_merger *m) {
     ts_strmap_free(&m->group_by_id);
     ts_strmap_free(&m->message_by_key);
     ts_strmap_free(&m->member_index);
+    free(m->messages);
+    free(m->groups);
+    free(m->visible);
+    free(m->ordered);
+    ts_arena_free(&m->scratch);
     free(m);
 }
 
 /* ------------------------------------------------------------- groups and messages ------ */
 
 static bool add_group(ts_merger *m, size_t *out) {
-    if (!reserve(m->arena, (void **)&m->groups, m->group_count, &m->group_cap, sizeof *m->groups)) return false;
+    if (!reserve((void **)&m->groups, m->group_count, &m->group_cap, sizeof *m->groups)) return false;
     memset(&m->groups[m->group_count], 0, sizeof *m->groups);
     *out = m->group_count++;
     return true;
@@ -185,19 +213,27 @@ static bool group_of(ts_merger *m, const ts_update *u, size_t *out) {
 }
 
 static bool open_message(ts_merger *m, size_t group, const ts_update *u, size_t *out) {
-    if (!reserve(m->arena, (void **)&m->messages, m->message_count, &m->message_cap, sizeof *m->messages))
+    if (!reserve((void **)&m->messages, m->message_count, &m->message_cap, sizeof *m->messages))
         return false;
     message_state *msg = &m->messages[m->message_count];
     memset(msg, 0, sizeof *msg);
     msg->group = group;
     msg->first_arrival = u->index;
-    if (ts_str_nonempty(u->message_id)) {
-        if (!keep(m, u->message_id, &msg->message_id) ||
-            !ts_strmap_put(&m->message_by_key, group + 1, msg->message_id, m->message_count))
-            return false;
-    }
+    if (ts_str_nonempty(u->message_id) && !keep(m, u->message_id, &msg->message_id)) return false;
     *out = m->message_count++;
     return true;
+}
+
+/* message_by_key learns a keyed message only once it stops being its group's last message:
+ * until then a lookup finds it as the last message, and a stream where each group has one
+ * message (or each message one update) never pays for the map at all. A message that stops
+ * being the last is the latest with its id (a newer one with that id would have become the
+ * last), so the map always names the latest. */
+static bool index_message(ts_merger *m, size_t index) {
+    message_state *msg = &m->messages[index];
+    if (msg->indexed || !ts_str_nonempty(msg->message_id)) return true;
+    msg->indexed = true;
+    return ts_strmap_put(&m->message_by_key, msg->group + 1, msg->message_id, index);
 }
 
 /* M4: an update contradicts a message when both name a role (case-insensitively different),
@@ -239,10 +275,13 @@ static bool set_member(ts_merger *m, size_t message, int which, ts_json_builder 
 
 static bool join_message(ts_merger *m, size_t index, const ts_update *u) {
     message_state *msg = &m->messages[index];
-    if (!ts_str_present(msg->role) && ts_str_present(u->role) && !keep(m, u->role, &msg->role)) return false;
-    if (!ts_str_nonempty(msg->author_name) && ts_str_nonempty(u->author_name) && !keep(m, u->author_name, &msg->author_name))
+    if (!ts_str_present(msg->role) && ts_str_present(u->role) && !keep_shared(m, &m->last_role, u->role, &msg->role))
         return false;
-    if (!ts_str_nonempty(msg->agent_id) && ts_str_nonempty(u->agent_id) && !keep(m, u->agent_id, &msg->agent_id))
+    if (!ts_str_nonempty(msg->author_name) && ts_str_nonempty(u->author_name) &&
+        !keep_shared(m, &m->last_author, u->author_name, &msg->author_name))
+        return false;
+    if (!ts_str_nonempty(msg->agent_id) && ts_str_nonempty(u->agent_id) &&
+        !keep_shared(m, &m->last_agent, u->agent_id, &msg->agent_id))
         return false;
     if (!msg->has_created_at && u->has_created_at) { /* K1: the first createdAt is the message's own */
         if (!keep(m, u->created_at, &msg->created_at)) return false;
@@ -283,7 +322,7 @@ static bool assign_update(ts_merger *m, const ts_update *u) {
     if (ts_str_nonempty(u->message_id)) { /* M2: the latest message of the group with that id */
         if (g->has_last_message && ts_str_eq(m->messages[g->last_message].message_id, u->message_id))
             target = g->last_message, found = true; /* the group's last message is its latest with its id */
-        else
+        else if (g->has_last_message) /* a group without a message yet has none with this id */
             found = ts_strmap_get(&m->message_by_key, group + 1, u->message_id, &target);
         found = found && !contradicts(&m->messages[target], u);
     } else if (g->has_last_message) { /* M3 */
@@ -292,6 +331,7 @@ static bool assign_update(ts_merger *m, const ts_update *u) {
     }
     if (!found && !open_message(m, group, u, &target)) return false;
     g = &m->groups[group];
+    if (g->has_last_message && g->last_message != target && !index_message(m, g->last_message)) return false;
     g->last_message = target;
     g->has_last_message = true;
     return join_message(m, target, u);
@@ -379,7 +419,7 @@ static bool is_omitted(const message_state *msg) {
            !(msg->members && (msg->members->any_additional_properties || msg->members->extras.count));
 }
 
-static bool finish_message(ts_merger *m, const message_state *msg, ts_message *out) {
+static bool finish_message(ts_arena *arena, const message_state *msg, ts_message *out) {
     memset(out, 0, sizeof *out);
     out->role = ts_str_present(msg->role) ? msg->role : ts_str_from("assistant"); /* M5 */
     out->author_name = msg->author_name;
@@ -390,7 +430,7 @@ static bool finish_message(ts_merger *m, const message_state *msg, ts_message *o
     out->created_at_instant = msg->created_at_instant;
     out->contents = msg->contents.items;
     out->content_count = msg->contents.count;
-    if (!out->contents && !(out->contents = ts_arena_alloc(m->arena, sizeof *out->contents))) return false;
+    if (!out->contents && !(out->contents = ts_arena_alloc(arena, sizeof *out->contents))) return false;
     out->additional_properties = ts_json_make_null();
     out->extras = ts_json_make_null();
     if (msg->members && msg->members->any_additional_properties) {
@@ -418,43 +458,41 @@ static bool derived_id(ts_arena *arena, ts_sha256 *sha, ts_str *out) {
     return out->ptr != NULL;
 }
 
-/* Orders the messages that will be written (M6) through the ordering seam and writes them.
+/* Orders the messages that will be written (M6) through the ordering seam: m->visible[k] is
+ * the k-th written message's index in arrival order, m->order the seam's permutation of them.
  * Groups are created at their first update, so group index order is first-arrival order. */
-static bool write_messages(ts_merger *m, ts_response *out, ts_error *err) {
+static bool order_messages(ts_merger *m, ts_error *err) {
     size_t n = m->message_count ? m->message_count : 1, visible_count = 0;
-    size_t *visible = malloc(n * sizeof *visible), *order = malloc(n * sizeof *order);
+    m->visible = malloc(n * sizeof *m->visible);
+    m->ordered = malloc(n * sizeof *m->ordered);
     ts_order_item *items = malloc(n * sizeof *items);
-    out->messages = ts_arena_alloc(m->arena, n * sizeof *out->messages);
-    bool ordered = visible && items && order && out->messages;
+    bool ordered = m->visible && m->ordered && items;
     for (size_t i = 0; ordered && i < m->message_count; i++) {
         const message_state *msg = &m->messages[i];
         if (is_omitted(msg)) continue;
         items[visible_count] = (ts_order_item){msg->group, msg->first_arrival, msg->has_created_at,
                                                msg->created_at_instant, ts_str_nonempty(msg->message_id)};
-        visible[visible_count++] = i;
+        m->visible[visible_count++] = i;
     }
-    ordered = ordered && m->order(items, visible_count, order, m->order_context);
+    m->visible_count = visible_count;
+    ordered = ordered && m->order(items, visible_count, m->ordered, m->order_context);
     /* A swapped-in order must be a permutation; `items` doubles as the seen-marker array. */
     bool permutation = ordered;
     for (size_t k = 0; permutation && k < visible_count; k++) {
-        permutation = order[k] < visible_count && items[order[k]].first_arrival != SIZE_MAX;
-        if (permutation) items[order[k]].first_arrival = SIZE_MAX;
+        permutation = m->ordered[k] < visible_count && items[m->ordered[k]].first_arrival != SIZE_MAX;
+        if (permutation) items[m->ordered[k]].first_arrival = SIZE_MAX;
     }
-    bool ok = ordered && permutation;
-    for (size_t k = 0; ok && k < visible_count; k++)
-        ok = finish_message(m, &m->messages[visible[order[k]]], &out->messages[out->message_count++]);
-    free(visible);
     free(items);
-    free(order);
     if (ordered && !permutation) {
         ts_error_clear(err);
         ts_error_set(err, "the ordering function did not return a permutation of the messages");
         return false;
     }
-    return ok || out_of_memory(m, err);
+    return ordered || out_of_memory(m, err);
 }
 
-bool ts_merger_finish(ts_merger *m, ts_response *out, ts_error *err) {
+/* The response's metadata (every field but the messages) and the messages' order. */
+static bool prepare_response(ts_merger *m, ts_response *out, ts_error *err) {
     memset(out, 0, sizeof *out);
     ts_usage_init(&out->usage, m->arena);
     if (m->failed) {
@@ -467,6 +505,7 @@ bool ts_merger_finish(ts_merger *m, ts_response *out, ts_error *err) {
         ts_error_set(err, "nothing to merge: the stream holds no update");
         return false;
     }
+    m->failed = true; /* a merger finishes once */
     *out = m->out;
     out->messages = NULL;
     out->message_count = 0;
@@ -478,8 +517,58 @@ bool ts_merger_finish(ts_merger *m, ts_response *out, ts_error *err) {
     out->agent_id = ts_str_present(m->primary_agent) ? m->primary_agent : m->first_agent;
     for (size_t i = 0; i < m->message_count; i++)
         if (!ts_contents_close(m->arena, &m->messages[i].contents)) return out_of_memory(m, err);
-    m->failed = true; /* a merger finishes once */
-    return write_messages(m, out, err);
+    return order_messages(m, err);
+}
+
+bool ts_merger_finish(ts_merger *m, ts_response *out, ts_error *err) {
+    if (!prepare_response(m, out, err)) return false;
+    out->messages = ts_arena_alloc(m->arena, (m->visible_count ? m->visible_count : 1) * sizeof *out->messages);
+    bool ok = out->messages != NULL;
+    for (size_t k = 0; ok && k < m->visible_count; k++)
+        ok = finish_message(m->arena, &m->messages[m->visible[m->ordered[k]]], &out->messages[out->message_count++]);
+    return ok || out_of_memory(m, err);
+}
+
+/* ts_codec_item_fn: the k-th message of the response, as JSON, in the merger's scratch arena. */
+static bool message_item(void *context, size_t k, ts_json *out) {
+    ts_merger *m = context;
+    /* Messages are written in response order, not arrival order: what the ones a few steps
+     * ahead point at is fetched in stages (state, then its contents and id, then the content's
+     * members) while this one is written. */
+    enum { STEP = 6 };
+    size_t n = m->visible_count;
+    if (k + 3 * STEP < n) __builtin_prefetch(&m->messages[m->visible[m->ordered[k + 3 * STEP]]]);
+    if (k + 2 * STEP < n) {
+        const message_state *ahead = &m->messages[m->visible[m->ordered[k + 2 * STEP]]];
+        __builtin_prefetch(ahead->contents.items);
+        __builtin_prefetch(ahead->message_id.ptr);
+    }
+    if (k + STEP < n) {
+        const message_state *ahead = &m->messages[m->visible[m->ordered[k + STEP]]];
+        if (ahead->contents.count && ahead->contents.items->kind == TS_JSON_OBJECT)
+            __builtin_prefetch(ahead->contents.items->u.o.members);
+    }
+    ts_arena_reset(&m->scratch);
+    ts_message message;
+    return finish_message(&m->scratch, &m->messages[m->visible[m->ordered[k]]], &message) &&
+           ts_message_to_json(&message, &m->scratch, out);
+}
+
+int ts_merger_finish_to_file(ts_merger *m, FILE *file, ts_write_style style, const char *end, ts_error *err) {
+    ts_response response;
+    if (!prepare_response(m, &response, err)) return -1;
+    ts_json json;
+    if (!ts_response_to_json(&response, m->arena, &json)) {
+        out_of_memory(m, err);
+        return -1;
+    }
+    json.u.o.count--; /* "messages", the last member, is written one message at a time */
+    if (!ts_codec_write_file_streaming(file, &json, "messages", m->visible_count, message_item, m, style, end)) {
+        ts_error_clear(err);
+        ts_error_set(err, "cannot write the response");
+        return 1;
+    }
+    return 0;
 }
 
 bool ts_merge_derived_response_id(ts_arena *arena, const ts_update *updates, size_t count, ts_str *out) {

@@ -10,7 +10,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <stdio.h>
+
 #include "core/json/arena.h"
+#include "core/json/codec.h"
 #include "core/json/error.h"
 #include "core/merge/model.h"
 #include "core/json/timestamp.h"
@@ -67,6 +70,13 @@ bool ts_merger_add(ts_merger *merger, const ts_update *u, ts_error *err);
 /* The response (once per merger). Fails as ts_merge does: no update at all, a failed add, out
  * of memory, or an ordering function that did not return a permutation. */
 bool ts_merger_finish(ts_merger *merger, ts_response *out, ts_error *err);
+
+/* ts_merger_finish, with the response written to file as it is formed (as
+ * ts_codec_write_file(ts_response_to_json(response)) would write it, byte for byte, then
+ * `end`), one message at a time: the messages' JSON is never all held at once. Returns 0, -1
+ * when the merge fails (err as ts_merger_finish), or 1 when writing fails (err says so; what
+ * was written stays written). */
+int ts_merger_finish_to_file(ts_merger *merger, FILE *file, ts_write_style style, const char *end, ts_error *err);
 
 void ts_merger_free(ts_merger *merger); /* accepts NULL */
 

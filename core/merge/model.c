@@ -406,7 +406,7 @@ bool ts_update_to_json(const ts_update *u, ts_arena *arena, ts_json *out) {
 
 /* ---------------------------------------------------------------------------- response -- */
 
-static bool message_to_json(const ts_message *m, ts_arena *arena, ts_json *out) {
+bool ts_message_to_json(const ts_message *m, ts_arena *arena, ts_json *out) {
     ts_json_builder b;
     ts_json_builder_init(&b, arena);
     ts_json_builder_add_str(&b, "role", m->role);
@@ -445,7 +445,7 @@ bool ts_response_to_json(const ts_response *r, ts_arena *arena, ts_json *out) {
     ts_json *messages = ts_arena_alloc(arena, (r->message_count ? r->message_count : 1) * sizeof *messages);
     if (!messages) return false;
     for (size_t i = 0; i < r->message_count; i++)
-        if (!message_to_json(&r->messages[i], arena, &messages[i])) return false;
+        if (!ts_message_to_json(&r->messages[i], arena, &messages[i])) return false;
     ts_json array = ts_json_make_null();
     array.kind = TS_JSON_ARRAY;
     array.u.a.items = messages;
