@@ -55,11 +55,11 @@ static int fold_all(ts_update_reader *reader, ts_merger *merger, size_t max_inpu
         }
     }
     if (got < 0) {
-        if (max_input && err->line == 0 && ts_update_reader_bytes_read(reader) > max_input) {
-            char limit[sizeof err->message];
-            snprintf(limit, sizeof limit, "%s (--max-input-bytes)", err->message);
-            snprintf(err->message, sizeof err->message, "%s", limit);
-        }
+        static const char hint[] = " (--max-input-bytes)";
+        size_t len = strlen(err->message);
+        if (max_input && err->line == 0 && ts_update_reader_bytes_read(reader) > max_input &&
+            len + sizeof hint <= sizeof err->message)
+            memcpy(err->message + len, hint, sizeof hint);
         return strstr(err->message, "out of memory") ? TS_EXIT_FAILURE : TS_EXIT_USAGE;
     }
     if (count == 0) {

@@ -10,11 +10,6 @@ ts_str ts_str_from(const char *cstr) {
     return s;
 }
 
-bool ts_str_eq(ts_str a, ts_str b) {
-    if (!a.ptr || !b.ptr) return !a.ptr && !b.ptr;
-    return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
-}
-
 bool ts_str_eq_cstr(ts_str a, const char *b) { return ts_str_eq(a, ts_str_from(b)); }
 
 static unsigned char ascii_lower(unsigned char c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }

@@ -57,7 +57,30 @@ struct ts_member {
 ts_str ts_str_from(const char *cstr);                /* borrows cstr; NULL gives absent */
 static inline bool ts_str_present(ts_str s) { return s.ptr != NULL; }
 static inline bool ts_str_nonempty(ts_str s) { return s.ptr != NULL && s.len > 0; } /* present, len > 0 */
-bool ts_str_eq(ts_str a, ts_str b);                  /* both absent, or same bytes */
+/* a[0..n) == b[0..n): short strings (ids, keys) by two overlapping word loads, no call. */
+static inline bool ts_bytes_equal(const char *a, const char *b, size_t n) {
+    if (n >= 8 && n <= 16) {
+        uint64_t a0, b0, a1, b1;
+        memcpy(&a0, a, 8);
+        memcpy(&b0, b, 8);
+        memcpy(&a1, a + n - 8, 8);
+        memcpy(&b1, b + n - 8, 8);
+        return a0 == b0 && a1 == b1;
+    }
+    if (n >= 4 && n < 8) {
+        uint32_t a0, b0, a1, b1;
+        memcpy(&a0, a, 4);
+        memcpy(&b0, b, 4);
+        memcpy(&a1, a + n - 4, 4);
+        memcpy(&b1, b + n - 4, 4);
+        return a0 == b0 && a1 == b1;
+    }
+    return n == 0 || memcmp(a, b, n) == 0;
+}
+static inline bool ts_str_eq(ts_str a, ts_str b) { /* both absent, or same bytes */
+    if (!a.ptr || !b.ptr) return !a.ptr && !b.ptr;
+    return a.len == b.len && ts_bytes_equal(a.ptr, b.ptr, a.len);
+}
 bool ts_str_eq_cstr(ts_str a, const char *b);
 bool ts_str_eq_nocase(ts_str a, ts_str b);           /* ASCII case-insensitive */
 ts_str ts_str_dup(ts_arena *arena, ts_str s);        /* copy into arena; absent stays absent */
@@ -84,7 +107,7 @@ extern const signed char ts_json_keys_by_length[TS_KEY_MAX_LEN + 1][4]; /* ids, 
 static inline const char *ts_json_common_key(const char *key, size_t len) {
     if (len > TS_KEY_MAX_LEN) return NULL;
     for (const signed char *id = ts_json_keys_by_length[len]; *id >= 0; id++)
-        if (ts_json_common_keys[*id][0] == key[0] && memcmp(ts_json_common_keys[*id], key, len) == 0)
+        if (ts_json_common_keys[*id][0] == key[0] && ts_bytes_equal(ts_json_common_keys[*id], key, len))
             return ts_json_common_keys[*id];
     return NULL;
 }
