@@ -55,14 +55,16 @@ static ts_json_stream *open_stream(FILE *file, const char *memory, size_t memory
     s->memory_len = memory_len;
     s->max_bytes = max_bytes;
     s->line = 1;
-    s->window = s->cap = WINDOW;
+    /* A buffer no larger than the input needs (one byte more, so that the first read already
+     * finds the end): a short input costs a short buffer, and simdjson sizes itself by it. */
+    s->window = s->cap = memory && memory_len < WINDOW ? memory_len + 1 : WINDOW;
     s->buf = malloc(s->cap + TS_FAST_PADDING);
     s->fast = ts_fast_parser_new();
     if (!s->buf || !s->fast) {
         ts_json_stream_close(s);
         return NULL;
     }
-    memset(s->buf, 0, s->cap + TS_FAST_PADDING);
+    memset(s->buf, 0, TS_FAST_PADDING);
     return s;
 }
 
@@ -85,7 +87,7 @@ bool ts_json_stream_set_window(ts_json_stream *s, size_t bytes) {
     if (s->started || bytes == 0 || bytes > SIZE_MAX / 4) return false;
     char *smaller = realloc(s->buf, bytes + TS_FAST_PADDING);
     if (!smaller) return false;
-    memset(smaller, 0, bytes + TS_FAST_PADDING);
+    memset(smaller, 0, TS_FAST_PADDING);
     s->buf = smaller;
     s->window = s->cap = bytes;
     return true;

@@ -15,6 +15,7 @@
 #include "core/merge/model.h"
 
 struct ts_run_text {
+    ts_arena *arena;        /* where data lives, or NULL for the heap */
     char *data;
     size_t len, cap;
     ts_json protected_data; /* TS_JSON_NULL until a delta brings one */
@@ -71,12 +72,12 @@ static void view_of(const ts_json *c, content_view *v) {
 
 static bool append_text(ts_run_text *run, ts_str text) {
     if (text.len > run->cap - run->len) {
-        size_t cap = run->cap ? run->cap : 256;
+        size_t cap = run->cap ? run->cap : run->arena ? 32 : 256;
         while (cap - run->len < text.len) {
             if (cap > SIZE_MAX / 2) return false;
             cap *= 2;
         }
-        char *grown = realloc(run->data, cap);
+        char *grown = run->arena ? ts_arena_grow(run->arena, run->data, run->cap, cap) : realloc(run->data, cap);
         if (!grown) return false;
         run->data = grown;
         run->cap = cap;
@@ -87,8 +88,10 @@ static bool append_text(ts_run_text *run, ts_str text) {
 }
 
 void ts_contents_release(ts_contents *c) {
-    if (c->run) free(c->run->data);
-    free(c->run);
+    if (c->run && !c->run->arena) {
+        free(c->run->data);
+        free(c->run);
+    }
     c->run = NULL;
 }
 
@@ -97,7 +100,9 @@ bool ts_contents_close(ts_arena *arena, ts_contents *c) {
     c->run_open = false;
     ts_run_text *run = c->run;
     if (!run) return true; /* a run of one: the content as it came */
-    char *text = ts_arena_strndup(arena, run->data ? run->data : "", run->len);
+    char *text = run->arena && run->cap > run->len ? run->data /* already in the arena */
+                                                   : ts_arena_strndup(arena, run->data ? run->data : "", run->len);
+    if (text == run->data) text[run->len] = '\0';
     bool ok = text != NULL;
     ts_str merged = {text, run->len};
     const ts_json *first = &c->items[c->count - 1];
@@ -131,9 +136,13 @@ static bool absorb(ts_arena *arena, bool copy, ts_contents *c, const content_vie
     if (!c->run) {
         content_view first;
         view_of(&c->items[c->count - 1], &first);
-        c->run = calloc(1, sizeof *c->run);
-        if (!c->run || !append_text(c->run, first.text)) return false;
+        /* Copies of a stream read piece by piece grow on the heap, freed when the run closes;
+         * with the whole stream in memory (ts_merge), in the arena, without a malloc per run. */
+        c->run = copy ? calloc(1, sizeof *c->run) : ts_arena_calloc(arena, 1, sizeof *c->run);
+        if (!c->run) return false;
+        c->run->arena = copy ? NULL : arena;
         c->run->protected_data = ts_json_make_null();
+        if (!append_text(c->run, first.text)) return false;
     }
     if (!append_text(c->run, v->text)) return false;
     if (c->run_reasoning && v->protected_data) { /* it joins, and ends the run */

@@ -2,8 +2,8 @@
  * core/merge: only merger.c includes it.
  *
  * Owns: the message's content array (in the merger's arena) and, while a run of text or
- * reasoning deltas is being coalesced, the run's text (a heap buffer, released when the run
- * closes). Runs are coalesced as contents arrive, so a message of a million deltas holds one
+ * reasoning deltas is being coalesced, the run's text (a heap buffer released when the run
+ * closes when updates are copied, else in the arena). Runs are coalesced as contents arrive, so a message of a million deltas holds one
  * growing text, not a million contents: memory follows the answer, not the stream.
  */
 #ifndef TURNSTILE_CORE_MERGE_CONTENTS_H

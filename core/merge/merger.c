@@ -593,7 +593,18 @@ bool ts_merge(ts_arena *arena, const ts_update *updates, size_t count, const ts_
         ts_error_set(err, "nothing to merge: the stream holds no update");
         return false;
     }
-    ts_merger *m = ts_merger_new(arena, options, false);
+    /* I1 up front: the whole stream is at hand, so the primary id is found (or derived) before
+     * merging, and the merger never hashes updates it may not need to. */
+    ts_merge_options known = options ? *options : (ts_merge_options){.order = NULL};
+    for (size_t i = 0; i < count && !ts_str_nonempty(known.primary_response_id); i++)
+        if (ts_str_nonempty(updates[i].response_id)) known.primary_response_id = updates[i].response_id;
+    if (!ts_str_nonempty(known.primary_response_id) &&
+        !ts_merge_derived_response_id(arena, updates, count, &known.primary_response_id)) {
+        ts_error_clear(err);
+        ts_error_set(err, "out of memory");
+        return false;
+    }
+    ts_merger *m = ts_merger_new(arena, &known, false);
     if (!m) {
         ts_error_clear(err);
         ts_error_set(err, "out of memory");
