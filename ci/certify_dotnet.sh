@@ -21,7 +21,7 @@ ci/setup.sh
 mkdir -p "$outdir"
 outdir="$(cd "$outdir" && pwd)"
 bazel build //:turnstile >"$outdir/bazel.log" 2>&1 || { tail -20 "$outdir/bazel.log" >&2; exit 1; }
-turnstile="$PWD/bazel-out/k8-fastbuild/bin/turnstile"
+turnstile="$(bazel info bazel-bin 2>/dev/null)/turnstile"
 if ! conformance/testees/dotnet-build.sh "$outdir/build" >"$outdir/adapters.tsv" 2>"$outdir/build.log"; then
     tail -30 "$outdir/build.log" >&2
     echo "ci/certify_dotnet.sh: building the .NET adapters failed (log: $outdir/build.log)" >&2
@@ -35,7 +35,7 @@ while IFS=$'\t' read -r name command; do
     start=$(date +%s.%N)
     code=0
     # shellcheck disable=SC2086  # COMMAND is a command line: dotnet PATH.dll
-    "$turnstile" certify --report-json "$outdir/$name.json" --junit "$outdir/$name.xml" -- $command \
+    "$turnstile" certify --platform dotnet --report-json "$outdir/$name.json" --junit "$outdir/$name.xml" -- $command \
         >"$outdir/$name.txt" 2>&1 || code=$?
     end=$(date +%s.%N)
     if [ "$code" -gt 1 ] || [ ! -s "$outdir/$name.json" ]; then

@@ -5,8 +5,8 @@
 set -euo pipefail
 trap 'echo "ci/clusterfuzzlite_local.sh: failed at line $LINENO (exit $?)" >&2' ERR
 cd "$(dirname "$0")/.."
-ci/setup.sh
-command -v zip >/dev/null || { echo "ci/clusterfuzzlite_local.sh: installing zip" >&2; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq zip >/dev/null; }
+ci/setup.sh fuzz
+
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 CC=clang CFLAGS="-fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=all -g -O1" \

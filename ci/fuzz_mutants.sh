@@ -9,13 +9,13 @@
 set -euo pipefail
 max="${1:-120}"
 cd "$(dirname "$0")/.."
-ci/setup.sh
+ci/setup.sh fuzz
 bazel build --config=libfuzzer-fast //fuzz:differential_bin >/dev/null 2>&1
 bin="$(bazel info --config=libfuzzer-fast bazel-bin 2>/dev/null)/fuzz/differential_bin"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mutants=$(bazel-out/k8-fastbuild/bin/turnstile testee --list-mutants 2>/dev/null | awk '{print $1}' || true)
-[ -n "$mutants" ] || { bazel build //:turnstile >/dev/null 2>&1; mutants=$("$(bazel info bazel-bin 2>/dev/null)/turnstile" testee --list-mutants | awk '{print $1}'); }
+bazel build //:turnstile >/dev/null 2>&1
+mutants=$("$(bazel info bazel-bin 2>/dev/null)/turnstile" testee --list-mutants | awk '{print $1}')
 printf '%-28s %-6s %8s %8s %8s %8s\n' mutant rule seed1 seed2 seed3 median
 for m in $mutants; do
     times=() rule="-"

@@ -5,21 +5,26 @@
 # Each target starts from a writable copy of corpora/<t>/seeds and regressions, with its
 # dictionary, with a fixed seed ($FUZZ_SEED, default 1) so that a CI result reproduces; long
 # exploratory runs belong to the launchers and ClusterFuzzLite. A crash fails the job and
-# leaves the reproducer in $FUZZ_OUT (default /tmp/turnstile-fuzz) with the command that replays
-# it. Ends with "N passed, N failed".
-# Also builds every target for AFL++ (afl-clang-fast, persistent mode) so that config stays green.
+# leaves the reproducer in $FUZZ_OUT (default: a new temporary directory, kept only when
+# something failed) with the command that replays it. Ends with "N passed, N failed".
+# Also builds every target for AFL++ (afl-clang-fast, persistent mode) so that config stays
+# green, and then runs every README launcher for a few seconds (ci/fuzz_launchers.sh).
+# Safe for two jobs on one machine: no fixed paths, binaries found through `bazel info`.
 set -euo pipefail
 trap 'echo "ci/fuzz_smoke.sh: failed at line $LINENO (exit $?)" >&2' ERR
 seconds="${1:-60}"
 cd "$(dirname "$0")/.."
-ci/setup.sh
-out="${FUZZ_OUT:-/tmp/turnstile-fuzz}"
-rm -rf "$out"
-mkdir -p "$out"
+ci/setup.sh fuzz
+if [ -n "${FUZZ_OUT:-}" ]; then
+    out=$FUZZ_OUT
+    mkdir -p "$out"
+else
+    out=$(mktemp -d "${TMPDIR:-/tmp}/turnstile-fuzz.XXXXXX")
+fi
 targets=(merge_bytes merge_structured differential codec_roundtrip resume_scenarios)
 bazel build --config=libfuzzer $(printf '//fuzz:%s_bin ' "${targets[@]}") >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 bazel build --config=afl $(printf '//fuzz:%s_bin ' "${targets[@]}") >>"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-bin="$PWD/bazel-out/k8-fastbuildlibfuzzer/bin/fuzz" # --platform_suffix=libfuzzer fixes this path
+bin="$(bazel info --config=libfuzzer bazel-bin 2>/dev/null)/fuzz"
 [ -x "$bin/merge_bytes_bin" ] || { echo "ci/fuzz_smoke.sh: no libFuzzer binaries in $bin" >&2; exit 1; }
 passed=0 failed=0
 for t in "${targets[@]}"; do
@@ -40,5 +45,10 @@ for t in "${targets[@]}"; do
         failed=$((failed + 1))
     fi
 done
+launchers=0
+ci/fuzz_launchers.sh >"$out/launchers.log" 2>&1 || launchers=$?
+grep -E '^(PASS|FAIL)' "$out/launchers.log"
+[ "$launchers" -eq 0 ] && passed=$((passed + 1)) || failed=$((failed + 1))
 echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ -z "${FUZZ_OUT:-}" ] && rm -rf "$out"
 [ "$failed" -eq 0 ]

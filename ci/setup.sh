@@ -1,27 +1,47 @@
 #!/usr/bin/env bash
-# ci/setup.sh — installs what turnstile needs on a fresh Debian bookworm machine.
+# ci/setup.sh [certify|test|fuzz] — installs what turnstile needs on a fresh Debian bookworm machine.
+#
+#   certify  what building and running `turnstile` needs (ci/turnstile.sh): Bazel, clang, the
+#            libraries. No fuzzing toolchain.
+#   test     (the default; ci/test.sh) certify's, plus the sanitizer runtimes and the languages of
+#            the testee kits (Python, Node.js).
+#   fuzz     (ci/fuzz_smoke.sh, ci/clusterfuzzlite_local.sh) test's, plus AFL++ and zip.
 #
 # Idempotent and quiet: when everything is present it prints nothing and exits 0.
-# Only Debian's package registry is used (no other network).
+# Only Debian's package registry is used (no other network). To add a package, add a line to
+# the list of the first group that needs it.
 set -euo pipefail
 
 packages=(
   bazel-bootstrap     # Bazel 4.2.3, built offline against third_party/ shims
   clang               # the plain `clang` name (Debian's points at clang-14)
-  libclang-rt-14-dev  # libFuzzer, ASan, UBSan runtimes
-  afl++               # afl-clang-fast for the AFL++ fuzzing config
   libjansson-dev      # JSON parsing with error positions: the strict path that names line and column
   libsimdjson-dev     # the codec's fast path: one pass per update, no per-document tree (core/json)
-  libcjson-dev        # a parse-only peer in ci/bench/merge_bench.sh (measured, not linked by turnstile)
   libssl-dev          # libcrypto: SHA-256
   uuid-dev            # libuuid: UUIDv4 from the OS CSPRNG
   libsqlite3-dev      # the resume engine's journal
+)
+test_packages=(
+  libclang-rt-14-dev  # ASan and UBSan runtimes (and libFuzzer's)
+  libcjson-dev        # a parse-only peer in ci/bench (built by //..., not linked by turnstile)
   python3             # the Python testee kit and the test scripts that read JSON reports
   nodejs              # the Node.js testee kit
 )
+fuzz_packages=(
+  afl++               # afl-clang-fast for the AFL++ fuzzing config
+  zip                 # seed corpora for ClusterFuzzLite
+)
+
+group="${1:-test}"
+case "$group" in
+  certify) wanted=("${packages[@]}") ;;
+  test) wanted=("${packages[@]}" "${test_packages[@]}") ;;
+  fuzz) wanted=("${packages[@]}" "${test_packages[@]}" "${fuzz_packages[@]}") ;;
+  *) echo "usage: ci/setup.sh [certify|test|fuzz]" >&2; exit 2 ;;
+esac
 
 missing=()
-for p in "${packages[@]}"; do
+for p in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -8,15 +8,30 @@
  * by default the reference itself. A violated Required rule — or a crash, hang, garbage or a
  * rejected (valid) stream — is a finding: the stream is minimised by delta reduction (drop
  * updates, then contents, while the same rule still fails), written as a ready-to-add
- * conformance case (<id>.input.jsonl, <id>.expected.json with the reference's answer, and
- * <id>.case.json, a MANIFEST.json entry) into $TURNSTILE_FINDINGS_DIR (default "."), and the
+ * conformance case (<id>.input.jsonl, <id>.expected.json with the reference's answer, and its
+ * entry in MANIFEST.json, updated under a lock) into $TURNSTILE_FINDINGS_DIR (default "."), so
+ * `turnstile certify --suite DIR -- COMMAND` replays every finding with no hand editing; and the
  * target aborts so the engine records the crash.
+ *
+ * Rules a team already knows it breaks do not stop the run:
+ *   $TURNSTILE_EXPECTED_FAILURES=FILE  every rule an entry of that expected-failures list names
+ *                                      (gate.h; its rule pattern, whatever its case) is ignored
+ *   $TURNSTILE_RULES=I2,O3             only these rules count
+ *   $TURNSTILE_SKIP_RULES=O1,O3        these rules do not count
+ * An answer is a finding when it violates a Required rule that still counts (the first such).
+ *   $TURNSTILE_KEEP_GOING=1            write each finding and go on instead of aborting, so one
+ *                                      run collects many cases
  */
+#include <fcntl.h>
+#include <fnmatch.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "conformance/certifier/gate.h"
+#include "conformance/certifier/suite.h"
 #include "conformance/certifier/testee.h"
 #include "conformance/checkers/checks.h"
 #include "conformance/testee/mutants.h"
@@ -27,6 +42,36 @@
 #include "fuzz/oracle.h"
 
 static ts_testee *testee; /* the fuzzer's entry point needs it across calls */
+static ts_expected_failures known; /* $TURNSTILE_EXPECTED_FAILURES, read once */
+static bool known_loaded;
+
+static bool in_list(const char *list, const char *rule) {
+    if (!list) return false;
+    size_t n = strlen(rule);
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ", ");
+        if (len == n && strncmp(p, rule, n) == 0) return true;
+        p += len;
+        p += strspn(p, ", ");
+    }
+    return false;
+}
+
+/* Does a violation of rule count as a finding (not a rule the team knows it breaks)? */
+static bool rule_counts(const char *rule) {
+    if (!known_loaded) {
+        known_loaded = true;
+        const char *path = getenv("TURNSTILE_EXPECTED_FAILURES");
+        char why[600];
+        if (path && *path && !ts_expected_failures_load(path, &known, why, sizeof why)) ts_oracle_fail(why, NULL, 0);
+    }
+    const char *only = getenv("TURNSTILE_RULES");
+    if (only && *only && !in_list(only, rule)) return false;
+    if (in_list(getenv("TURNSTILE_SKIP_RULES"), rule)) return false;
+    for (size_t i = 0; i < known.count; i++)
+        if (fnmatch(known.entries[i].rule_pattern, rule, 0) == 0) return false;
+    return true;
+}
 
 static ts_testee *the_testee(void) {
     if (testee) return testee;
@@ -74,10 +119,12 @@ static void ask(const ts_json *values, size_t n, verdict *v) {
     ts_testee_call(the_testee(), request.data, request.len, &answer, &call);
     ts_json reply;
     if (call.status != TS_CALL_ANSWERED) {
+        if (!rule_counts("W3")) goto done;
         v->rule = "harness";
         snprintf(v->message, sizeof v->message, "%s: %s", ts_call_status_name(call.status), call.detail);
     } else if (!ts_codec_parse(&arena, answer.data ? answer.data : "", answer.len, &reply, &err) ||
                !ts_str_eq_cstr(ts_json_string(ts_json_get(&reply, "id")), "fuzz")) {
+        if (!rule_counts("W3")) goto done;
         v->rule = "harness";
         snprintf(v->message, sizeof v->message, "protocol error: %.200s", answer.data ? answer.data : "");
     } else if (ts_json_get(&reply, "unsupported")) {
@@ -89,12 +136,13 @@ static void ask(const ts_json *values, size_t n, verdict *v) {
                       ts_json_get(&reply, "error") != NULL, &findings);
         for (size_t i = 0; i < findings.count && !v->rule; i++) {
             const ts_rule_info *info = ts_rule_find(findings.items[i].rule);
-            if (info && info->level != TS_LEVEL_REQUIRED) continue;
+            if ((info && info->level != TS_LEVEL_REQUIRED) || !rule_counts(info ? info->id : "H4")) continue;
             v->rule = info ? info->id : "H4";
             snprintf(v->message, sizeof v->message, "%s", findings.items[i].message);
         }
         ts_findings_free(&findings);
     } else if (ts_json_get(&reply, "error")) {
+        if (!rule_counts("W3")) goto done;
         v->rule = "W3";
         snprintf(v->message, sizeof v->message, "the testee rejected a valid stream: %.400s",
                  ts_json_string(ts_json_get(&reply, "error")).ptr ? ts_json_string(ts_json_get(&reply, "error")).ptr : "");
@@ -104,12 +152,13 @@ static void ask(const ts_json *values, size_t n, verdict *v) {
         ts_check_merge(stream.updates, stream.count, (ts_str){NULL, 0}, ts_json_get(&reply, "response"), &findings);
         for (size_t i = 0; i < findings.count && !v->rule; i++) {
             const ts_rule_info *info = ts_rule_find(findings.items[i].rule);
-            if (info && info->level != TS_LEVEL_REQUIRED) continue;
+            if ((info && info->level != TS_LEVEL_REQUIRED) || !rule_counts(info ? info->id : "W7")) continue;
             v->rule = info ? info->id : "W7";
             snprintf(v->message, sizeof v->message, "%s", findings.items[i].message);
         }
         ts_findings_free(&findings);
     }
+done:
     ts_buf_free(&request);
     ts_buf_free(&answer);
     ts_arena_free(&arena);
@@ -155,6 +204,59 @@ static size_t minimise(ts_arena *arena, ts_json *values, size_t n, const char *r
         }
     }
     return n;
+}
+
+/* Adds entry (a manifest case object, one line) to dir/MANIFEST.json unless a case of that id is
+ * there; under an fcntl lock, replaced by rename, so parallel fuzzing jobs (-fork, -jobs) and a
+ * crash mid-write never leave a broken manifest. */
+static bool add_to_manifest(const char *dir, const char *id, const ts_buf *entry) {
+    char path[1024], lock_path[1024], tmp_path[1100];
+    snprintf(path, sizeof path, "%s/MANIFEST.json", dir);
+    snprintf(lock_path, sizeof lock_path, "%s/.MANIFEST.lock", dir);
+    snprintf(tmp_path, sizeof tmp_path, "%s/.MANIFEST.json.%ld", dir, (long)getpid());
+    int lock = open(lock_path, O_RDWR | O_CREAT, 0644);
+    if (lock < 0) return false;
+    struct flock whole = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    if (fcntl(lock, F_SETLKW, &whole) != 0) {
+        close(lock);
+        return false;
+    }
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_buf out;
+    ts_buf_init(&out);
+    ts_buf_append_str(&out, "{\"cases\":[\n");
+    size_t len = 0, count = 0;
+    char *old = ts_suite_read_file(path, &len);
+    ts_json manifest;
+    ts_error err;
+    bool present = false;
+    if (old && ts_codec_parse(&arena, old, len, &manifest, &err)) {
+        const ts_json *cases = ts_json_get(&manifest, "cases");
+        for (size_t i = 0; cases && cases->kind == TS_JSON_ARRAY && i < cases->u.a.count; i++) {
+            present |= ts_str_eq_cstr(ts_json_string(ts_json_get(&cases->u.a.items[i], "id")), id);
+            if (count++) ts_buf_append_str(&out, ",\n");
+            ts_codec_write(&out, &cases->u.a.items[i], TS_WRITE_COMPACT);
+        }
+    }
+    free(old);
+    if (!present) {
+        if (count) ts_buf_append_str(&out, ",\n");
+        ts_buf_append(&out, entry->data, entry->len);
+    }
+    ts_buf_append_str(&out, "\n]}\n");
+    bool ok = present;
+    if (!present && !out.failed) {
+        FILE *f = fopen(tmp_path, "w");
+        ok = f && fwrite(out.data, 1, out.len, f) == out.len;
+        if (f && fclose(f) != 0) ok = false;
+        ok = ok && rename(tmp_path, path) == 0;
+        if (!ok) remove(tmp_path);
+    }
+    ts_buf_free(&out);
+    ts_arena_free(&arena);
+    close(lock); /* releases the lock */
+    return ok;
 }
 
 static void write_case(const ts_json *values, size_t n, const verdict *v) {
@@ -211,23 +313,21 @@ static void write_case(const ts_json *values, size_t n, const verdict *v) {
         fprintf(f, "%s\n", expected.data ? expected.data : "");
         fclose(f);
     }
-    snprintf(path, sizeof path, "%s/%s.case.json", dir, id);
-    if ((f = fopen(path, "w"))) {
-        ts_buf entry;
-        ts_buf_init(&entry);
-        ts_buf_appendf(&entry, "{\"id\":\"%s\",\"op\":\"%s\",\"rules\":[\"%s\"],\"description\":", id,
-                       host_op ? "host" : "merge", strcmp(v->rule, "harness") == 0 ? "W3" : v->rule);
-        char description[800];
-        snprintf(description, sizeof description, "Found by the differential fuzzer (%zu updates after minimising): %s",
-                 n, v->message);
-        ts_codec_write_string(&entry, ts_str_from(description));
-        ts_buf_appendf(&entry, ",\"input\":\"%s.input.jsonl\",\"expected\":\"%s.expected.json\"}\n", id, id);
-        fwrite(entry.data, 1, entry.len, f);
-        fclose(f);
-        ts_buf_free(&entry);
-    }
-    fprintf(stderr, "==turnstile== minimised to %zu updates; conformance case written: %s/%s.{input.jsonl,expected.json,case.json}\n",
-            n, dir, id);
+    ts_buf entry;
+    ts_buf_init(&entry);
+    ts_buf_appendf(&entry, "{\"id\":\"%s\",\"op\":\"%s\",\"rules\":[\"%s\"],\"description\":", id,
+                   host_op ? "host" : "merge", strcmp(v->rule, "harness") == 0 ? "W3" : v->rule);
+    char description[800];
+    snprintf(description, sizeof description, "Found by the differential fuzzer (%zu updates after minimising): %s", n,
+             v->message);
+    ts_codec_write_string(&entry, ts_str_from(description));
+    ts_buf_appendf(&entry, ",\"input\":\"%s.input.jsonl\",\"expected\":\"%s.expected.json\"}", id, id);
+    if (!add_to_manifest(dir, id, &entry)) fprintf(stderr, "==turnstile== could not update %s/MANIFEST.json\n", dir);
+    ts_buf_free(&entry);
+    fprintf(stderr,
+            "==turnstile== minimised to %zu updates; conformance case %s written to %s (replay every finding: "
+            "turnstile certify --suite %s -- COMMAND)\n",
+            n, id, dir, dir);
     ts_buf_free(&input);
     ts_buf_free(&expected);
 }
@@ -255,7 +355,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fprintf(stderr, "\n==turnstile== the testee fails %s: %s\n", v.rule, v.message);
         n = minimise(&arena, values, n, v.rule);
         write_case(values, n, &v);
-        ts_oracle_fail("the testee disagrees with the conformance checkers", text.data, text.len);
+        const char *keep_going = getenv("TURNSTILE_KEEP_GOING");
+        if (!(keep_going && *keep_going && strcmp(keep_going, "0") != 0))
+            ts_oracle_fail("the testee disagrees with the conformance checkers", text.data, text.len);
     }
     ts_arena_free(&arena);
     ts_buf_free(&text);

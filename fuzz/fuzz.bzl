@@ -6,9 +6,12 @@ From one `LLVMFuzzerTestOneInput` source, `turnstile_fuzz_test(name = "t", ...)`
             engine, so every `bazel test //...` (and --config=asan) replays every corpus;
   :t_bin    the fuzzing binary; the engine comes from the build configuration, never from
             editing BUILD files: --config=libfuzzer links libFuzzer, --config=afl links AFL++'s
-            libFuzzer driver (persistent mode, __AFL_LOOP), otherwise the replay main;
+            libFuzzer driver (persistent mode, __AFL_LOOP), --define=fuzz_engine=external links
+            no main (OSS-Fuzz's $LIB_FUZZING_ENGINE comes as --linkopt), otherwise the replay main;
   :t_run    a launcher: `bazel run --config=libfuzzer //fuzz:t_run -- -max_total_time=60`
-            fuzzes with a writable copy of the seeds and the target's dictionary.
+            fuzzes with a writable copy of the seeds and the target's dictionary (libFuzzer, or
+            afl-fuzz with --config=afl; run_fuzzer.sh). Its own arguments are named
+            (--bin=, --corpus=, --dict=), so a target without a dictionary shifts nothing.
 
 Non-test targets are tagged "manual" so that //... builds only what every config can build.
 """
@@ -39,6 +42,7 @@ def turnstile_fuzz_test(name, srcs, deps = [], dict = None, size = "small", time
         deps = [":" + lib] + select({
             "//fuzz:libfuzzer_engine": [],
             "//fuzz:afl_engine": ["//fuzz:afl_driver"],
+            "//fuzz:external_engine": [],
             "//conditions:default": ["//fuzz:replay_main"],
         }),
         linkopts = select({
@@ -52,10 +56,9 @@ def turnstile_fuzz_test(name, srcs, deps = [], dict = None, size = "small", time
         name = name + "_run",
         srcs = ["//fuzz:run_fuzzer.sh"],
         args = [
-            "$(location :%s_bin)" % name,
-            "corpora/%s" % name,
-            "$(location %s)" % dict if dict else "",
-        ],
+            "--bin=$(location :%s_bin)" % name,
+            "--corpus=corpora/%s" % name,
+        ] + (["--dict=$(location %s)" % dict] if dict else []) + ["--"],
         data = [":" + name + "_bin", corpus] + ([dict] if dict else []),
         testonly = True,
         tags = ["manual"],

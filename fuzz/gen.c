@@ -5,9 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/json/codec.h"
-#include "core/json/numfmt.h"
 #include "fuzz/bytes.h"
+#include "fuzz/gen_emit.h"
 
 enum { MAX_AGENTS = 6, MAX_MESSAGES = 24 };
 
@@ -18,148 +17,11 @@ typedef struct agent {
     int current_message;     /* index into messages, -1 none */
 } agent;
 
-/* ------------------------------------------------------------------ the emitter -------------
- * The generator describes each update once, as a sequence of emitter calls; the emitter either
- * writes JSON text (JSON Lines, members in the order given) or builds ts_json values in an arena
- * (for the in-process fuzz targets, which then skip writing and re-parsing the stream). */
-
-enum { MAX_DEPTH = 8 };
-
-typedef struct frame {
-    bool is_object;
-    bool first;                  /* text: no member or item written yet */
-    ts_json_builder object;      /* values: the object's members */
-    ts_json *items;              /* values: the array's items */
-    size_t count, cap;
-    ts_str key;                  /* values: the key waiting for its value */
-} frame;
-
-typedef struct emitter {
-    ts_buf *text;                /* text mode when non-NULL */
-    ts_arena *arena;             /* value mode */
-    frame stack[MAX_DEPTH];
-    int depth;
-    ts_json result;              /* value mode: the finished top-level value */
-    bool failed;                 /* value mode: an allocation failed */
-} emitter;
-
-static void text_separator(emitter *e) {
-    if (e->depth == 0) return;
-    frame *f = &e->stack[e->depth - 1];
-    if (!f->is_object) {
-        if (!f->first) ts_buf_append_char(e->text, ',');
-        f->first = false;
-    }
-}
-
-/* Value mode: places a finished value into the enclosing container (or makes it the result). */
-static void place(emitter *e, ts_json value) {
-    if (e->depth == 0) {
-        e->result = value;
-        return;
-    }
-    frame *f = &e->stack[e->depth - 1];
-    if (f->is_object) {
-        ts_json_builder_add_key(&f->object, f->key, value);
-        return;
-    }
-    if (f->count == f->cap) {
-        size_t cap = f->cap ? 2 * f->cap : 8;
-        ts_json *items = ts_arena_alloc(e->arena, cap * sizeof *items);
-        if (!items) {
-            e->failed = true;
-            return;
-        }
-        if (f->count) memcpy(items, f->items, f->count * sizeof *items);
-        f->items = items;
-        f->cap = cap;
-    }
-    f->items[f->count++] = value;
-}
-
-static void emit_begin(emitter *e, bool is_object) {
-    if (e->text) {
-        text_separator(e);
-        ts_buf_append_char(e->text, is_object ? '{' : '[');
-    }
-    if (e->depth == MAX_DEPTH) abort(); /* the generator nests at most 5 deep */
-    frame *f = &e->stack[e->depth++];
-    memset(f, 0, sizeof *f);
-    f->is_object = is_object;
-    f->first = true;
-    if (!e->text && is_object) ts_json_builder_init(&f->object, e->arena);
-}
-
-static void emit_end(emitter *e) {
-    frame *f = &e->stack[--e->depth];
-    if (e->text) {
-        ts_buf_append_char(e->text, f->is_object ? '}' : ']');
-        if (e->depth == 0) ts_buf_append_char(e->text, '\n'); /* JSON Lines */
-        return;
-    }
-    ts_json value;
-    if (f->is_object) {
-        if (!ts_json_builder_finish(&f->object, &value)) e->failed = true;
-    } else {
-        value = (ts_json){TS_JSON_ARRAY, {.a = {f->items, f->count}}};
-    }
-    place(e, value);
-}
-
-static void emit_key(emitter *e, const char *name) {
-    frame *f = &e->stack[e->depth - 1];
-    if (e->text) {
-        if (!f->first) ts_buf_append_char(e->text, ',');
-        f->first = false;
-        ts_codec_write_string(e->text, ts_str_from(name));
-        ts_buf_append_char(e->text, ':');
-    } else {
-        f->key = ts_str_from(name); /* names are string literals: they outlive the arena */
-    }
-}
-
-static void emit_string(emitter *e, ts_str s) {
-    if (e->text) {
-        text_separator(e);
-        ts_codec_write_string(e->text, s);
-        return;
-    }
-    place(e, ts_json_make_string(ts_str_dup(e->arena, s)));
-}
-
-static void emit_int(emitter *e, int64_t i) {
-    if (e->text) {
-        text_separator(e);
-        ts_buf_appendf(e->text, "%lld", (long long)i);
-        return;
-    }
-    place(e, ts_json_make_int(i));
-}
-
-static void emit_real(emitter *e, double r) {
-    if (e->text) {
-        char digits[TS_NUMFMT_MAX];
-        text_separator(e);
-        ts_buf_append(e->text, digits, ts_format_double(r, digits));
-        return;
-    }
-    place(e, (ts_json){TS_JSON_REAL, {.r = r}});
-}
-
-static void emit_literal(emitter *e, ts_json_kind kind) {
-    if (e->text) {
-        text_separator(e);
-        ts_buf_append_str(e->text, kind == TS_JSON_NULL ? "null" : kind == TS_JSON_TRUE ? "true" : "false");
-        return;
-    }
-    place(e, (ts_json){kind, {.i = 0}});
-}
-
 /* ------------------------------------------------------------------ the generator ----------- */
 
 typedef struct gen_state {
     ts_bytes in;
-    emitter *out;
+    ts_emitter *out;
     agent agents[MAX_AGENTS];
     int agent_count;
     int message_count;       /* message ids minted so far: m0, m1, ... */
@@ -168,9 +30,9 @@ typedef struct gen_state {
     char last_created_at[48];
 } gen_state;
 
-static void key(gen_state *s, const char *name) { emit_key(s->out, name); }
+static void key(gen_state *s, const char *name) { ts_emit_key(s->out, name); }
 
-static void string_value(gen_state *s, const char *value) { emit_string(s->out, ts_str_from(value)); }
+static void string_value(gen_state *s, const char *value) { ts_emit_string(s->out, ts_str_from(value)); }
 
 static void stringf_value(gen_state *s, const char *format, unsigned n) {
     char buf[32];
@@ -178,9 +40,9 @@ static void stringf_value(gen_state *s, const char *format, unsigned n) {
     string_value(s, buf);
 }
 
-static void begin_object(gen_state *s) { emit_begin(s->out, true); }
-static void begin_array(gen_state *s) { emit_begin(s->out, false); }
-static void end(gen_state *s) { emit_end(s->out); }
+static void begin_object(gen_state *s) { ts_emit_begin(s->out, true); }
+static void begin_array(gen_state *s) { ts_emit_begin(s->out, false); }
+static void end(gen_state *s) { ts_emit_end(s->out); }
 
 /* Text from a small nasty alphabet: ASCII, quotes, escapes, control characters, combining
  * marks, RTL, astral-plane emoji; sometimes long. */
@@ -199,7 +61,7 @@ static void text_value(gen_state *s) {
         memcpy(buf + len, p, n);
         len += n;
     }
-    emit_string(s->out, (ts_str){buf, len});
+    ts_emit_string(s->out, (ts_str){buf, len});
 }
 
 /* createdAt: one instant written in one of several forms, drifting with the clock. */
@@ -240,14 +102,14 @@ static void usage_details(gen_state *s) {
         key(s, counters[i]);
         unsigned v = ts_bytes_u8(&s->in);
         if (ts_bytes_chance(&s->in, 10)) stringf_value(s, "%u", v); /* as a string (AF options) */
-        else emit_int(s->out, v);
+        else ts_emit_int(s->out, v);
     }
     if (ts_bytes_chance(&s->in, 20)) {
         static const char *const extra[] = {"k0", "k1", "k2"};
         key(s, "additionalCounts");
         begin_object(s);
         key(s, extra[ts_bytes_below(&s->in, 3)]);
-        emit_int(s->out, ts_bytes_u8(&s->in));
+        ts_emit_int(s->out, ts_bytes_u8(&s->in));
         end(s);
     }
     end(s);
@@ -277,7 +139,7 @@ static void content(gen_state *s) {
             key(s, "additionalProperties");
             begin_object(s);
             key(s, "k");
-            emit_int(s->out, 1);
+            ts_emit_int(s->out, 1);
             end(s);
         }
         break;
@@ -301,12 +163,12 @@ static void content(gen_state *s) {
         key(s, "arguments");
         begin_object(s);
         key(s, "n");
-        emit_int(s->out, ts_bytes_u8(&s->in));
+        ts_emit_int(s->out, ts_bytes_u8(&s->in));
         key(s, "x");
-        emit_real(s->out, 1.5e-7);
+        ts_emit_real(s->out, 1.5e-7);
         end(s);
         key(s, "informationalOnly");
-        emit_literal(s->out, TS_JSON_FALSE);
+        ts_emit_literal(s->out, TS_JSON_FALSE);
         break;
     case 6:
         key(s, "callId"); /* $type not first on input: the writer must move it */
@@ -319,12 +181,12 @@ static void content(gen_state *s) {
         } else {
             begin_object(s);
             key(s, "ok");
-            emit_literal(s->out, TS_JSON_TRUE);
+            ts_emit_literal(s->out, TS_JSON_TRUE);
             key(s, "v");
             begin_array(s);
-            emit_int(s->out, 1);
-            emit_int(s->out, 2);
-            emit_literal(s->out, TS_JSON_NULL);
+            ts_emit_int(s->out, 1);
+            ts_emit_int(s->out, 2);
+            ts_emit_literal(s->out, TS_JSON_NULL);
             end(s);
             end(s);
         }
@@ -343,12 +205,12 @@ static void content(gen_state *s) {
         key(s, "$type");
         string_value(s, "nested");
         key(s, "n");
-        emit_int(s->out, ts_bytes_u8(&s->in));
+        ts_emit_int(s->out, ts_bytes_u8(&s->in));
         end(s);
         break;
     case 9:
         key(s, "plain"); /* a base AIContent: no $type at all */
-        emit_literal(s->out, TS_JSON_TRUE);
+        ts_emit_literal(s->out, TS_JSON_TRUE);
         break;
     case 10:
         key(s, "$type");
@@ -378,7 +240,7 @@ static void update(gen_state *s) {
         string_value(s, "");
     } else if (rid == 7) {
         key(s, "responseId");
-        emit_literal(s->out, TS_JSON_NULL);
+        ts_emit_literal(s->out, TS_JSON_NULL);
     } else if (rid == 8) {
         key(s, "responseId");
         string_value(s, s->agents[ts_bytes_below(&s->in, (uint32_t)s->agent_count)].response_id);
@@ -429,7 +291,7 @@ static void update(gen_state *s) {
         key(s, "additionalProperties");
         begin_object(s);
         key(s, extra[ts_bytes_below(&s->in, 3)]);
-        emit_int(s->out, ts_bytes_u8(&s->in));
+        ts_emit_int(s->out, ts_bytes_u8(&s->in));
         end(s);
     }
     if (ts_bytes_chance(&s->in, 4)) {
@@ -444,7 +306,7 @@ static void update(gen_state *s) {
     end(s);
 }
 
-static size_t generate(const uint8_t *data, size_t size, emitter *out) {
+static size_t generate(const uint8_t *data, size_t size, ts_emitter *out) {
     gen_state s;
     memset(&s, 0, sizeof s);
     ts_bytes_init(&s.in, data, size);
@@ -465,22 +327,31 @@ static size_t generate(const uint8_t *data, size_t size, emitter *out) {
     return count;
 }
 
-size_t ts_gen_stream(const uint8_t *data, size_t size, ts_buf *out) {
-    emitter e;
+size_t ts_gen_stream_shaped(ts_gen_shape shape, const uint8_t *data, size_t size, ts_buf *out) {
+    ts_emitter e;
     memset(&e, 0, sizeof e);
     e.text = out;
-    return generate(data, size, &e);
+    return shape == TS_GEN_LOOKALIKE ? ts_gen_lookalike(data, size, &e) : generate(data, size, &e);
+}
+
+bool ts_gen_updates_shaped(ts_arena *arena, ts_gen_shape shape, const uint8_t *data, size_t size, ts_json *out) {
+    ts_emitter e;
+    memset(&e, 0, sizeof e);
+    e.arena = arena;
+    ts_emit_begin(&e, false);
+    if (shape == TS_GEN_LOOKALIKE) ts_gen_lookalike(data, size, &e);
+    else generate(data, size, &e);
+    ts_emit_end(&e);
+    *out = e.result;
+    return !e.failed;
+}
+
+size_t ts_gen_stream(const uint8_t *data, size_t size, ts_buf *out) {
+    return ts_gen_stream_shaped(TS_GEN_DEFAULT, data, size, out);
 }
 
 bool ts_gen_updates(ts_arena *arena, const uint8_t *data, size_t size, ts_json *out) {
-    emitter e;
-    memset(&e, 0, sizeof e);
-    e.arena = arena;
-    emit_begin(&e, false);
-    generate(data, size, &e);
-    emit_end(&e);
-    *out = e.result;
-    return !e.failed;
+    return ts_gen_updates_shaped(arena, TS_GEN_DEFAULT, data, size, out);
 }
 
 void ts_gen_seed_bytes(uint64_t seed, uint64_t index, uint8_t *out, size_t size) {

@@ -8,6 +8,14 @@
  * and reordered; usage (also as strings, with additionalCounts) and finish reasons on dangling
  * updates; unknown content types and fields; unicode, control characters and large strings.
  * Deterministic: the same bytes give the same stream. Every stream parses (SPEC W1-W4).
+ *
+ * A second shape, TS_GEN_LOOKALIKE, builds what matching finds hardest: response groups of
+ * different lengths whose messages are identical or nearly so (the same short texts in
+ * user/assistant alternations, prefixes of one another, one text changed), mostly without
+ * messageIds or createdAt (else the same id or the same instant throughout), consecutive
+ * same-role messages kept apart by empty updates that M6 leaves out, groups sent one after
+ * another or interleaved. The default shape's byte-to-stream mapping never changes (the
+ * fuzzers' regression files depend on it).
  */
 #ifndef TURNSTILE_FUZZ_GEN_H
 #define TURNSTILE_FUZZ_GEN_H
@@ -21,6 +29,8 @@
 
 enum { TS_GEN_MAX_UPDATES = 48 };
 
+typedef enum ts_gen_shape { TS_GEN_DEFAULT, TS_GEN_LOOKALIKE } ts_gen_shape;
+
 /* Appends the stream (one update per line) to out; returns the number of updates (>= 1). */
 size_t ts_gen_stream(const uint8_t *data, size_t size, ts_buf *out);
 
@@ -28,6 +38,10 @@ size_t ts_gen_stream(const uint8_t *data, size_t size, ts_buf *out);
  * text form writes them), allocated in arena, so in-process targets need not write and re-parse
  * it. Returns false on allocation failure. */
 bool ts_gen_updates(ts_arena *arena, const uint8_t *data, size_t size, ts_json *out);
+
+/* The same two outputs for a chosen shape (TS_GEN_DEFAULT is what the two above give). */
+size_t ts_gen_stream_shaped(ts_gen_shape shape, const uint8_t *data, size_t size, ts_buf *out);
+bool ts_gen_updates_shaped(ts_arena *arena, ts_gen_shape shape, const uint8_t *data, size_t size, ts_json *out);
 
 /* Bytes for stream number `index` of seed `seed` (for `turnstile gen`): a splitmix64 sequence. */
 void ts_gen_seed_bytes(uint64_t seed, uint64_t index, uint8_t *out, size_t size);

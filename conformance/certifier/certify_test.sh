@@ -108,26 +108,139 @@ assert r["testee"]["restarts"] >= 4, r["testee"]
 assert sys.argv[2] == "1"
 PY
 
-# Expected failures: exact, new failure, unexpected pass, stale entry.
+# Expected failures, per (case, rule): exact, new failure, unexpected pass, stale entry.
 "$TURNSTILE" certify --mutant keyed-before-unkeyed --write-expected-failures "$TMP/xfail" >/dev/null 2>&1
 name=expected_failures_exact
-"$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail" >"$TMP/out" 2>&1 && ok || fail "$(tail -3 "$TMP/out")"
-name=expected_failures_new_failure
-grep -v '^Merge' "$TMP/xfail" >"$TMP/xfail.fewer"; grep '^Merge' "$TMP/xfail" | tail -n +2 >>"$TMP/xfail.fewer"
-"$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail.fewer" >"$TMP/out" 2>&1
-[ $? -eq 1 ] && grep -q '^NEW FAILURE' "$TMP/out" && grep -q 'write-expected-failures' "$TMP/out" && ok || fail "$(tail -3 "$TMP/out")"
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail" --junit "$TMP/x.xml" >"$TMP/out" 2>&1 \
+    && tail -1 "$TMP/out" | grep -qE '^[0-9]+ passed, 0 failed, [0-9]+ skipped$' && ! grep -qE '^(FAIL|ERROR) ' "$TMP/out" \
+    && ok || fail "$(tail -3 "$TMP/out")"
+name=expected_failures_junit_green
+python3 - "$TMP/x.xml" <<'PY' && ok || fail "known failures are not <skipped> in JUnit"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.get("failures") == "0" and root.get("errors") == "0", root.attrib
+assert not root.findall(".//failure") and not root.findall(".//error")
+skipped = [s.get("message") for s in root.findall(".//skipped")]
+assert any(m.startswith("expected failure") and "[O" in m for m in skipped), skipped[:3]
+PY
+name=expected_failures_lines_are_case_and_rule
+[ "$(grep -v '^#' "$TMP/xfail" | awk '{print (NF >= 2 && $2 ~ /^([A-Z][A-Z0-9]*|timeout|crashed|exited|protocol-error)$/)}' | sort -u)" = 1 ] \
+    && ok || fail "$(head -5 "$TMP/xfail")"
+name=expected_failures_regression_in_a_listed_case
+# The case keeps failing its listed rule; a second rule it now also fails is a new failure.
+case_with_two=$(grep -v '^#' "$TMP/xfail" | awk '{print $1}' | uniq -d | head -1)
+rule_dropped=$(grep "^$case_with_two " "$TMP/xfail" | tail -1 | awk '{print $2}')
+grep -v "^$case_with_two $rule_dropped " "$TMP/xfail" >"$TMP/xfail.fewer"
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail.fewer" --junit "$TMP/x.xml" >"$TMP/out" 2>&1
+[ $? -eq 1 ] && [ -n "$case_with_two" ] && grep -q "^NEW FAILURE     $case_with_two $rule_dropped " "$TMP/out" \
+    && grep -q "^FAIL  $case_with_two" "$TMP/out" && [ "$(grep -c '^FAIL  ' "$TMP/out")" -eq 1 ] \
+    && python3 -c "import sys,xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); assert r.get('failures')=='1', r.attrib" "$TMP/x.xml" \
+    && ok || fail "[$case_with_two $rule_dropped] $(grep -E 'NEW|FAIL' "$TMP/out" | head -3)"
+name=expected_failures_rule_wildcard
+{ grep -v "^$case_with_two " "$TMP/xfail"; echo "$case_with_two *"; } >"$TMP/xfail.star"
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail.star" >"$TMP/out" 2>&1 && ok || fail "$(grep -E 'NEW|UNEXP|STALE' "$TMP/out" | head -3)"
 name=expected_failures_unexpected_pass
-{ cat "$TMP/xfail"; echo "Merge.I1.single_id_preserved  # passes"; } >"$TMP/xfail.more"
+{ cat "$TMP/xfail"; echo "Merge.I1.single_id_preserved I1  # passes"; } >"$TMP/xfail.more"
 "$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail.more" >"$TMP/out" 2>&1
-[ $? -eq 1 ] && grep -q '^UNEXPECTED PASS Merge.I1.single_id_preserved' "$TMP/out" && ok || fail "$(tail -3 "$TMP/out")"
+[ $? -eq 1 ] && grep -q '^UNEXPECTED PASS Merge.I1.single_id_preserved I1' "$TMP/out" && ok || fail "$(tail -3 "$TMP/out")"
 name=expected_failures_stale_entry
-{ cat "$TMP/xfail"; echo "Merge.No.such_case"; } >"$TMP/xfail.stale"
+{ cat "$TMP/xfail"; echo "Merge.No.such_case O1"; } >"$TMP/xfail.stale"
 "$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail.stale" >"$TMP/out" 2>&1
-[ $? -eq 1 ] && grep -q '^STALE ENTRY     Merge.No.such_case' "$TMP/out" && ok || fail "$(tail -3 "$TMP/out")"
+[ $? -eq 1 ] && grep -q '^STALE ENTRY     Merge.No.such_case O1' "$TMP/out" && tail -1 "$TMP/out" | grep -qE ' 1 failed,' && ok || fail "$(tail -3 "$TMP/out")"
+name=expected_failures_stale_rule
+{ cat "$TMP/xfail"; echo "Merge.I1.single_id_preserved Q9"; } >"$TMP/xfail.rule"
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail.rule" >"$TMP/out" 2>&1
+[ $? -eq 1 ] && grep -q '^STALE ENTRY     Merge.I1.single_id_preserved Q9 .*names no rule' "$TMP/out" && ok || fail "$(tail -3 "$TMP/out")"
 name=expected_failures_wildcard_too_wide
-{ cat "$TMP/xfail"; echo "Merge.I1.*"; } >"$TMP/xfail.wide"
+{ cat "$TMP/xfail"; echo "Merge.I1.* *"; } >"$TMP/xfail.wide"
 "$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail.wide" >"$TMP/out" 2>&1
 [ $? -eq 1 ] && grep -q '^UNEXPECTED PASS Merge.I1.' "$TMP/out" && ok || fail "$(tail -3 "$TMP/out")"
+name=expected_failures_outside_cases_not_stale
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --cases 'Merge.I1.*' --expected-failures "$TMP/xfail" >"$TMP/out" 2>&1 \
+    && ! grep -q STALE "$TMP/out" && ok || fail "$(grep -E 'STALE|NEW|UNEXP' "$TMP/out" | head -3)"
+name=expected_failures_outside_rules_not_unexpected
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --rules I2 --expected-failures "$TMP/xfail" >"$TMP/out" 2>&1 \
+    && ! grep -qE 'STALE|UNEXPECTED' "$TMP/out" && ok || fail "$(grep -E 'STALE|NEW|UNEXP' "$TMP/out" | head -3)"
+name=expected_failures_one_field_is_an_error
+printf 'Merge.I1.single_id_preserved\n' >"$TMP/xfail.old"
+"$TURNSTILE" certify --reference --expected-failures "$TMP/xfail.old" >"$TMP/out" 2>&1
+[ $? -eq 2 ] && grep -q "xfail.old:1: expected 'CASE RULE'" "$TMP/out" && ok || fail "$(tail -2 "$TMP/out")"
+
+# Every printed command works as printed: each replay line reruns its one case with the same
+# options; the "to accept" line rewrites the list so that the gate then passes.
+name=printed_replay_commands_run
+mkdir -p "$TMP/with space"
+cp "$TMP/xfail.fewer" "$TMP/with space/known list.txt"
+"$TURNSTILE" certify --timeout=4 --no-repeat --expected-failures "$TMP/with space/known list.txt" \
+    -- "$TURNSTILE" testee --mutant keyed-before-unkeyed >"$TMP/out" 2>&1
+replays=$(sed -n 's/^ *replay: //p' "$TMP/out")
+[ -n "$replays" ] && while IFS= read -r line; do
+    bash -c "$line" >"$TMP/replay" 2>&1
+    status=$?
+    id=$(printf '%s' "$line" | sed 's/.* --cases \([^ ]*\) .*/\1/')
+    [ $status -eq 1 ] && tail -1 "$TMP/replay" | grep -qE '^0 passed, 1 failed, 0 skipped$' && grep -q "^FAIL  $id" "$TMP/replay" \
+        && grep -q ' --timeout 4 --no-repeat' <<<"$line" || { echo "$line"; tail -3 "$TMP/replay"; exit 1; }
+done <<<"$replays" >"$TMP/replay.log" && ok || fail "$(cat "$TMP/replay.log")"
+name=printed_accept_command_runs
+accept=$(sed -n 's/^to accept the current failures: //p' "$TMP/out")
+[ -n "$accept" ] && bash -c "$accept" >/dev/null 2>&1; [ $? -eq 1 ] \
+    && "$TURNSTILE" certify --no-repeat --timeout 4 --expected-failures "$TMP/with space/known list.txt" \
+        -- "$TURNSTILE" testee --mutant keyed-before-unkeyed >"$TMP/out2" 2>&1 \
+    && ok || fail "[$accept] $(tail -3 "$TMP/out2" 2>/dev/null)"
+
+# Usage errors are found before any testee starts; harness failures have their own status.
+name=cases_matching_nothing_is_an_error
+"$TURNSTILE" certify --reference --cases 'Merge.No.*' >"$TMP/out" 2>&1
+[ $? -eq 2 ] && grep -q "matches no case" "$TMP/out" && ok || fail "$(tail -2 "$TMP/out")"
+name=unwritable_outputs_found_before_the_run
+for option in --junit --report-json --write-expected-failures; do
+    rm -f "$TMP/started"
+    "$TURNSTILE" certify "$option" "$TMP/no/such/dir/r" -- sh -c "touch '$TMP/started'; exec '$TURNSTILE' testee" >"$TMP/out" 2>&1
+    [ $? -eq 2 ] && [ ! -e "$TMP/started" ] && grep -q -- "$option .*cannot write" "$TMP/out" || { echo "$option"; cat "$TMP/out"; }
+done >"$TMP/unwritable.log" 2>&1
+[ ! -s "$TMP/unwritable.log" ] && ok || fail "$(cat "$TMP/unwritable.log")"
+name=testee_that_cannot_start_is_exit_3
+"$TURNSTILE" certify -- "$TMP/no-such-testee" >"$TMP/out" 2>&1
+[ $? -eq 3 ] && ok || fail "$(tail -2 "$TMP/out")"
+name=report_json_dash_is_stdout
+"$TURNSTILE" certify --reference --cases 'Merge.I1.*' --report-json - >"$TMP/stdout.json" 2>"$TMP/err" \
+    && [ ! -e ./- ] && json "$TMP/stdout.json" "r['summary']['cases']" >/dev/null && grep -q ' passed, 0 failed' "$TMP/err" \
+    && ok || fail "stdout is not the JSON report"
+name=option_equals_value
+"$TURNSTILE" certify --reference --cases=Merge.I1.single_id_preserved --report-json="$TMP/eq.json" >"$TMP/out" 2>&1 \
+    && [ "$(json "$TMP/eq.json" "r['summary']['cases']")" -eq 1 ] && ok || fail "$(tail -2 "$TMP/out")"
+
+# The report stands as a certificate.
+name=report_is_a_certificate
+"$TURNSTILE" certify --report-json "$TMP/cert.json" -- "$TURNSTILE" testee --mutant keyed-before-unkeyed >/dev/null 2>&1
+python3 - "$TMP/cert.json" "$TURNSTILE" <<'PY' && ok || fail "see above"
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+assert r["verdict"] == "not conformant", r["verdict"]
+assert re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", r["date"]), r["date"]
+assert r["turnstile"]["version"] and r["turnstile"]["commit"], r["turnstile"]
+assert r["suite"]["version"] and re.match("^[0-9a-f]{64}$", r["suite"]["sha256"]), r["suite"]
+assert r["testee"]["name"] == "turnstile-mutant-keyed-before-unkeyed" and r["testee"]["version"] == "1", r["testee"]
+assert "/" not in r["testee"]["command"], r["testee"]["command"]  # no build or temp paths
+req = r["levels"]["Required"]
+assert 0 < req["rulesPassed"] < req["rulesJudged"], req
+assert sys.argv[2] not in json.dumps(r)
+PY
+name=platform_dotnet_sets_cases_apart
+"$TURNSTILE" certify --reference --platform dotnet --cases 'Merge.*' --report-json "$TMP/apart.json" --junit "$TMP/apart.xml" >"$TMP/out" 2>&1 \
+    && [ "$(json "$TMP/apart.json" "r['summary']['apart']")" -eq 46 ] && grep -q '^set apart (--platform dotnet): 46 cases' "$TMP/out" \
+    && [ "$(json "$TMP/apart.json" "sum(1 for c in r['cases'] if c.get('apart'))")" -eq 46 ] \
+    && grep -q 'set apart (--platform dotnet): offset-beyond-14h' "$TMP/apart.xml" && ok || fail "$(tail -4 "$TMP/out")"
+name=builtin_suite_from_anywhere
+(cd "$TMP" && env -u TURNSTILE_SUITE "$TURNSTILE" certify --reference >"$TMP/out" 2>&1) \
+    && tail -1 "$TMP/out" | grep -qE '^2[0-9]{2} passed, 0 failed, 0 skipped$' && ok || fail "$(tail -2 "$TMP/out")"
+name=suite_hash_same_built_in_and_directory
+[ "$(json "$TMP/ref.json" "r['suite']['sha256']")" = "$(env -u TURNSTILE_SUITE "$TURNSTILE" --version | sed -n 's/.*sha256 \([0-9a-f]*\).*/\1/p')" ] \
+    && ok || fail "the directory suite and the built-in one differ"
+name=progress_only_when_asked_or_on_a_terminal
+"$TURNSTILE" certify --reference --cases 'Merge.I1.*' >/dev/null 2>"$TMP/err" && [ ! -s "$TMP/err" ] \
+    && "$TURNSTILE" certify --reference --cases 'Merge.I1.*' --progress >/dev/null 2>"$TMP/err" && grep -q "\[6/6\]" "$TMP/err" \
+    && ok || fail "progress shown when not asked, or not shown when asked"
 
 name=select_by_rules_and_cases
 "$TURNSTILE" certify --reference --rules I3 --report-json "$TMP/sel.json" >/dev/null 2>&1

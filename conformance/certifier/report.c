@@ -1,7 +1,6 @@
-/* report.c — text, JSON and JUnit reports; expected failures; see report.h. */
+/* report.c — text, JSON and JUnit reports; see report.h. */
 #include "conformance/certifier/report.h"
 
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,23 +23,52 @@ static void rule_counts(const ts_certification *c, const char *rule, size_t *pas
     *passed = *failed = *skipped = 0;
     for (size_t i = 0; i < c->count; i++) {
         const ts_case_result *r = &c->results[i];
-        if (!rule_applies(rule, r->c->op)) continue;
+        if (r->apart || !rule_applies(rule, r->c->op)) continue;
         if (r->verdict == TS_VERDICT_SKIPPED || r->verdict == TS_VERDICT_ERROR) (*skipped)++;
         else if (ts_findings_has(&r->findings, rule)) (*failed)++;
         else (*passed)++;
     }
 }
 
-void ts_report_text(FILE *out, const ts_certification *c, const char *replay, bool verbose) {
-    fprintf(out, "turnstile certify: %s%s%s%s\n", c->testee, c->testee_name[0] ? " (" : "", c->testee_name,
-            c->testee_name[0] ? ")" : "");
+/* A rule passes a level's count when some case judged it and none failed it. */
+static void level_counts(const ts_certification *c, ts_level level, size_t *passed, size_t *judged) {
+    *passed = *judged = 0;
+    for (size_t k = 0; k < ts_rule_count; k++) {
+        if (ts_rules[k].level != level || !ts_run_rule_selected(c->options, ts_rules[k].id)) continue;
+        size_t p, f, s;
+        rule_counts(c, ts_rules[k].id, &p, &f, &s);
+        if (p + f == 0) continue;
+        (*judged)++;
+        *passed += f == 0;
+    }
+}
+
+bool ts_report_conformant(const ts_certification *c) {
+    size_t passed, failed, skipped, errors;
+    ts_certification_counts(c, &passed, &failed, &skipped, &errors);
+    return failed == 0 && !c->harness_failure[0];
+}
+
+void ts_report_text(FILE *out, const ts_certification *c, const ts_report_context *ctx, bool verbose) {
+    fprintf(out, "turnstile certify: %s", c->testee);
+    if (c->testee_name) fprintf(out, " (%s%s%s)", c->testee_name, c->testee_version ? " " : "", c->testee_version ? c->testee_version : "");
+    fprintf(out, "\nturnstile %s (commit %s), suite %s (%s, sha256 %.16s), %s\n", c->turnstile_version ? c->turnstile_version : "?",
+            c->turnstile_commit ? c->turnstile_commit : "unknown", c->suite ? c->suite->version : "?",
+            c->suite ? c->suite->root : "?", c->suite ? c->suite->hash : "", c->date);
+    size_t apart = 0, expected = 0;
     for (size_t i = 0; i < c->count; i++) {
         const ts_case_result *r = &c->results[i];
+        apart += r->apart != NULL;
+        expected += r->expected;
         bool warn = r->verdict == TS_VERDICT_PASS && r->findings.count > 0;
+        if (r->apart && !verbose) continue;
+        if (r->expected && !verbose) continue;
         if (r->verdict == TS_VERDICT_PASS && !warn && !verbose) continue;
         if (r->verdict == TS_VERDICT_SKIPPED && !verbose) continue;
-        fprintf(out, "%-5s %s", warn ? "WARN" : r->verdict == TS_VERDICT_FAIL ? "FAIL" : r->verdict == TS_VERDICT_ERROR ? "ERROR"
-                : r->verdict == TS_VERDICT_SKIPPED ? "SKIP" : "PASS", r->c->id);
+        const char *label = r->apart ? "APART" : r->expected ? "XFAIL" : warn ? "WARN" : r->verdict == TS_VERDICT_FAIL ? "FAIL"
+                            : r->verdict == TS_VERDICT_ERROR ? "ERROR" : r->verdict == TS_VERDICT_SKIPPED ? "SKIP" : "PASS";
+        fprintf(out, "%-5s %s", label, r->c->id);
+        if (r->apart) fprintf(out, "  (%s: %s)", r->apart, ts_verdict_name(r->verdict));
         if (r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_SKIPPED) fprintf(out, "  %s: %s", r->outcome, r->detail);
         fputc('\n', out);
         for (size_t k = 0; k < r->findings.count; k++) {
@@ -55,7 +83,8 @@ void ts_report_text(FILE *out, const ts_certification *c, const char *replay, bo
             if (len > 600) tail += len - 600;
             fprintf(out, "      testee stderr (end): %s%s", tail, tail[strlen(tail) - 1] == '\n' ? "" : "\n");
         }
-        if (failing(r)) fprintf(out, "      replay: %s --cases '%s'\n", replay, r->c->id);
+        if (failing(r) && !r->apart && !r->expected && ctx)
+            fprintf(out, "      replay: %s --cases %s%s\n", ctx->replay_before, r->c->id, ctx->replay_after);
     }
     fprintf(out, "\nrule  level        passed  failed  skipped  what\n");
     for (size_t k = 0; k < ts_rule_count; k++) {
@@ -64,14 +93,28 @@ void ts_report_text(FILE *out, const ts_certification *c, const char *replay, bo
         size_t p, f, s;
         rule_counts(c, info->id, &p, &f, &s);
         bool applies = false; /* only rules some case that ran is judged on */
-        for (size_t i = 0; i < c->count && !applies; i++) applies = rule_applies(info->id, c->results[i].c->op);
+        for (size_t i = 0; i < c->count && !applies; i++) applies = !c->results[i].apart && rule_applies(info->id, c->results[i].c->op);
         if (!applies) continue;
         fprintf(out, "%-5s %-12s %6zu  %6zu  %7zu  %s\n", info->id,
                 info->level == TS_LEVEL_REQUIRED ? "Required" : "Recommended", p, f, s, info->title);
     }
+    if (apart) {
+        size_t apart_failed = 0;
+        for (size_t i = 0; i < c->count; i++) apart_failed += c->results[i].apart && failing(&c->results[i]);
+        fprintf(out, "\nset apart (--platform %s): %zu cases whose input the platform's standard serializer cannot represent\n"
+                     "(%s, %s); %zu of them fail. They count in no figure above (--verbose lists them).\n",
+                c->options->platform, apart, TS_TAG_OFFSET_BEYOND_14H, TS_TAG_UNKNOWN_CONTENT_TYPE, apart_failed);
+    } else if (!c->options->platform) {
+        size_t tagged = 0;
+        for (size_t i = 0; i < c->count; i++) tagged += c->results[i].c->tag_count > 0;
+        if (tagged)
+            fprintf(out, "\n%zu cases use inputs .NET's standard serializer cannot represent (%s, %s): a .NET testee "
+                         "fails them before its merger runs; --platform dotnet reports them apart.\n",
+                    tagged, TS_TAG_OFFSET_BEYOND_14H, TS_TAG_UNKNOWN_CONTENT_TYPE);
+    }
     size_t equal = 0, judged = 0;
     for (size_t i = 0; i < c->count; i++) {
-        if (c->results[i].equivalent < 0) continue;
+        if (c->results[i].equivalent < 0 || c->results[i].apart) continue;
         judged++;
         equal += c->results[i].equivalent == 1;
     }
@@ -80,7 +123,27 @@ void ts_report_text(FILE *out, const ts_certification *c, const char *replay, bo
     ts_certification_counts(c, &passed, &failed, &skipped, &errors);
     fprintf(out, "%zu cases in %.2f s (%.0f cases/s), %d testee restarts, %zu harness errors\n", c->count, c->seconds,
             c->seconds > 0 ? (double)c->count / c->seconds : 0.0, c->restarts, errors);
-    fprintf(out, "%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
+    size_t req_pass, req_all, rec_pass, rec_all;
+    level_counts(c, TS_LEVEL_REQUIRED, &req_pass, &req_all);
+    level_counts(c, TS_LEVEL_RECOMMENDED, &rec_pass, &rec_all);
+    if (c->harness_failure[0]) fprintf(out, "verdict: NOT CERTIFIED: the run stopped: %s\n", c->harness_failure);
+    else
+        fprintf(out, "verdict: %s: Required rules %zu of %zu pass, Recommended %zu of %zu; cases %zu of %zu pass",
+                ts_report_conformant(c) ? "CONFORMANT" : "NOT CONFORMANT", req_pass, req_all, rec_pass, rec_all, passed,
+                c->count - apart - skipped);
+    if (!c->harness_failure[0]) fprintf(out, ctx && ctx->gate ? " (%zu fail as expected)\n" : "\n", expected);
+    if (ctx && ctx->gate_text && *ctx->gate_text) fputs(ctx->gate_text, out);
+    if (ctx && ctx->gate) {
+        const ts_gate_counts *g = ctx->gate;
+        fprintf(out, "gate: %zu expected failures, %zu new failures, %zu unexpected passes, %zu stale entries\n", g->expected,
+                g->new_failures, g->unexpected_passes, g->stale);
+        /* The closing line counts what the gate decides: expected failures are skipped (as in
+         * the JUnit report), and every unexpected pass or stale entry is a failure. */
+        fprintf(out, "%zu passed, %zu failed, %zu skipped\n", passed, g->new_failures + g->unexpected_passes + g->stale,
+                skipped + g->expected);
+    } else {
+        fprintf(out, "%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
+    }
 }
 
 /* ------------------------------------------------------------------------------ JSON ------- */
@@ -122,17 +185,76 @@ static void json_str(ts_buf *b, const char *s) {
     ts_buf_free(&clean);
 }
 
-bool ts_report_json(const char *path, const ts_certification *c, const char *suite_root) {
+/* The testee's command for a certificate: absolute paths (build and temp directories) are
+ * cut to their last component. */
+static void portable_command(ts_buf *b, const char *command) {
+    const char *p = command;
+    while (*p) {
+        const char *end = p + strcspn(p, " ");
+        const char *word = p;
+        if (*word == '/') {
+            const char *last = word;
+            for (const char *q = word; q < end; q++)
+                if (*q == '/') last = q + 1;
+            word = last;
+        }
+        ts_buf_append(b, word, (size_t)(end - word));
+        p = end;
+        while (*p == ' ') ts_buf_append_char(b, *p++);
+    }
+}
+
+static bool write_out(FILE *out, ts_buf *b) {
+    bool ok = !b->failed && fwrite(b->data, 1, b->len, out) == b->len && fflush(out) == 0;
+    ts_buf_free(b);
+    return ok;
+}
+
+bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_context *ctx) {
     ts_buf b;
     ts_buf_init(&b);
     size_t passed, failed, skipped, errors;
     ts_certification_counts(c, &passed, &failed, &skipped, &errors);
-    ts_buf_append_str(&b, "{\"format\":\"turnstile-certification\",\"version\":1,\"testee\":{\"command\":");
-    json_str(&b, c->testee);
-    ts_buf_append_str(&b, ",\"name\":");
-    json_str(&b, c->testee_name);
-    ts_buf_appendf(&b, ",\"restarts\":%d},\"suite\":", c->restarts);
-    json_str(&b, suite_root);
+    ts_buf_append_str(&b, "{\"format\":\"turnstile-certification\",\"version\":1,\"verdict\":");
+    json_str(&b, c->harness_failure[0] ? "not certified" : ts_report_conformant(c) ? "conformant" : "not conformant");
+    if (c->harness_failure[0]) {
+        ts_buf_append_str(&b, ",\"harnessFailure\":");
+        json_str(&b, c->harness_failure);
+    }
+    ts_buf_append_str(&b, ",\"date\":");
+    json_str(&b, c->date);
+    ts_buf_append_str(&b, ",\"turnstile\":{\"version\":");
+    json_str(&b, c->turnstile_version ? c->turnstile_version : "");
+    ts_buf_append_str(&b, ",\"commit\":");
+    json_str(&b, c->turnstile_commit ? c->turnstile_commit : "unknown");
+    ts_buf_append_str(&b, "},\"testee\":{\"name\":");
+    json_str(&b, c->testee_name ? c->testee_name : "");
+    ts_buf_append_str(&b, ",\"version\":");
+    json_str(&b, c->testee_version ? c->testee_version : "");
+    ts_buf_append_str(&b, ",\"command\":");
+    ts_buf command;
+    ts_buf_init(&command);
+    portable_command(&command, c->testee);
+    json_str(&b, command.data ? command.data : "");
+    ts_buf_free(&command);
+    ts_buf_appendf(&b, ",\"restarts\":%d},\"suite\":{\"version\":", c->restarts);
+    json_str(&b, c->suite ? c->suite->version : "");
+    ts_buf_append_str(&b, ",\"sha256\":");
+    json_str(&b, c->suite ? c->suite->hash : "");
+    ts_buf_append_str(&b, ",\"source\":");
+    json_str(&b, c->suite && strcmp(c->suite->root, "built-in") == 0 ? "built-in" : "directory");
+    ts_buf_appendf(&b, ",\"cases\":%zu}", c->suite ? c->suite->count : 0);
+    ts_buf_append_str(&b, ",\"platform\":");
+    if (c->options->platform) json_str(&b, c->options->platform);
+    else ts_buf_append_str(&b, "null");
+    ts_buf_append_str(&b, ",\"levels\":{");
+    for (int level = 0; level < 2; level++) {
+        size_t p, all;
+        level_counts(c, level ? TS_LEVEL_RECOMMENDED : TS_LEVEL_REQUIRED, &p, &all);
+        ts_buf_appendf(&b, "%s\"%s\":{\"rulesPassed\":%zu,\"rulesJudged\":%zu}", level ? "," : "",
+                       level ? "Recommended" : "Required", p, all);
+    }
+    ts_buf_append_char(&b, '}');
     ts_buf_append_str(&b, ",\"rules\":[");
     bool first = true;
     for (size_t k = 0; k < ts_rule_count; k++) {
@@ -176,6 +298,19 @@ bool ts_report_json(const char *path, const ts_certification *c, const char *sui
         }
         ts_buf_append_char(&b, ']');
         if (r->equivalent >= 0) ts_buf_appendf(&b, ",\"equivalent\":%s", r->equivalent ? "true" : "false");
+        if (r->expected) ts_buf_append_str(&b, ",\"expectedFailure\":true");
+        if (r->apart) {
+            ts_buf_append_str(&b, ",\"apart\":");
+            json_str(&b, r->apart);
+        }
+        if (r->c->tag_count) {
+            ts_buf_append_str(&b, ",\"tags\":[");
+            for (size_t k = 0; k < r->c->tag_count; k++) {
+                if (k) ts_buf_append_char(&b, ',');
+                json_str(&b, r->c->tags[k]);
+            }
+            ts_buf_append_char(&b, ']');
+        }
         if (r->equivalent == 0) {
             ts_buf_append_str(&b, ",\"difference\":");
             json_str(&b, r->diff);
@@ -186,14 +321,19 @@ bool ts_report_json(const char *path, const ts_certification *c, const char *sui
         }
         ts_buf_append_char(&b, '}');
     }
+    size_t apart = 0;
+    for (size_t i = 0; i < c->count; i++) apart += c->results[i].apart != NULL;
     ts_buf_appendf(&b, "],\"summary\":{\"cases\":%zu,\"passed\":%zu,\"failed\":%zu,\"skipped\":%zu,\"errors\":%zu,"
-                       "\"seconds\":%.3f}}\n",
-                   c->count, passed, failed, skipped, errors, c->seconds);
-    FILE *f = fopen(path, "w");
-    bool ok = f && !b.failed && fwrite(b.data, 1, b.len, f) == b.len;
-    if (f && fclose(f) != 0) ok = false;
-    ts_buf_free(&b);
-    return ok;
+                       "\"apart\":%zu,\"seconds\":%.3f}",
+                   c->count, passed, failed, skipped, errors, apart, c->seconds);
+    if (ctx && ctx->gate) {
+        ts_buf_appendf(&b, ",\"gate\":{\"passed\":%s,\"expectedFailures\":%zu,\"newFailures\":%zu,\"unexpectedPasses\":%zu,"
+                           "\"staleEntries\":%zu}",
+                       ctx->gate->new_failures + ctx->gate->unexpected_passes + ctx->gate->stale ? "false" : "true",
+                       ctx->gate->expected, ctx->gate->new_failures, ctx->gate->unexpected_passes, ctx->gate->stale);
+    }
+    ts_buf_append_str(&b, "}\n");
+    return write_out(out, &b);
 }
 
 /* ----------------------------------------------------------------------------- JUnit ------- */
@@ -216,20 +356,41 @@ static void xml_escaped(ts_buf *b, const char *raw) {
     ts_buf_free(&clean);
 }
 
-bool ts_report_junit(const char *path, const ts_certification *c) {
+static void xml_property(ts_buf *b, const char *name, const char *value) {
+    ts_buf_appendf(b, "<property name=\"%s\" value=\"", name);
+    xml_escaped(b, value ? value : "");
+    ts_buf_append_str(b, "\"/>");
+}
+
+bool ts_report_junit(FILE *out, const ts_certification *c, const ts_report_context *ctx) {
     ts_buf b;
     ts_buf_init(&b);
-    size_t passed, failed, skipped, errors;
-    ts_certification_counts(c, &passed, &failed, &skipped, &errors);
+    /* Expected failures (with a gate) and cases set apart are <skipped>: a passing gate is green
+     * in every JUnit viewer; only new failures are <failure> or <error>. */
+    size_t tests = c->count, failures = 0, errors = 0, skipped = 0;
+    for (size_t i = 0; i < c->count; i++) {
+        const ts_case_result *r = &c->results[i];
+        if (r->apart || r->expected || r->verdict == TS_VERDICT_SKIPPED) skipped++;
+        else if (r->verdict == TS_VERDICT_ERROR) errors++;
+        else if (r->verdict == TS_VERDICT_FAIL) failures++;
+    }
     ts_buf_appendf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites tests=\"%zu\" failures=\"%zu\" "
                        "errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
-                   c->count, failed - errors, errors, skipped, c->seconds);
+                   tests, failures, errors, skipped, c->seconds);
     ts_buf_append_str(&b, "<testsuite name=\"turnstile.conformance\" ");
-    ts_buf_appendf(&b, "tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\">\n", c->count, failed - errors,
-                   errors, skipped);
-    ts_buf_append_str(&b, "<properties><property name=\"testee\" value=\"");
-    xml_escaped(&b, c->testee);
-    ts_buf_append_str(&b, "\"/></properties>\n");
+    ts_buf_appendf(&b, "tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" timestamp=\"%s\">\n", tests, failures,
+                   errors, skipped, c->date);
+    ts_buf_append_str(&b, "<properties>");
+    xml_property(&b, "testee", c->testee);
+    xml_property(&b, "testee.name", c->testee_name);
+    xml_property(&b, "testee.version", c->testee_version);
+    xml_property(&b, "turnstile.version", c->turnstile_version);
+    xml_property(&b, "turnstile.commit", c->turnstile_commit);
+    xml_property(&b, "suite.version", c->suite ? c->suite->version : "");
+    xml_property(&b, "suite.sha256", c->suite ? c->suite->hash : "");
+    xml_property(&b, "verdict", c->harness_failure[0] ? "not certified" : ts_report_conformant(c) ? "conformant" : "not conformant");
+    if (c->options->platform) xml_property(&b, "platform", c->options->platform);
+    ts_buf_append_str(&b, "</properties>\n");
     for (size_t i = 0; i < c->count; i++) {
         const ts_case_result *r = &c->results[i];
         /* classname: the case id without its last segment (Merge.I2), so CI groups by rule. */
@@ -241,7 +402,31 @@ bool ts_report_junit(const char *path, const ts_certification *c) {
         ts_buf_append_str(&b, "\" name=\"");
         xml_escaped(&b, r->c->id);
         ts_buf_append_str(&b, "\">");
-        if (r->verdict == TS_VERDICT_SKIPPED) {
+        if (r->apart) {
+            ts_buf_append_str(&b, "<skipped message=\"set apart (--platform ");
+            xml_escaped(&b, c->options->platform);
+            ts_buf_append_str(&b, "): ");
+            xml_escaped(&b, r->apart);
+            ts_buf_appendf(&b, "; verdict %s\"/>", ts_verdict_name(r->verdict));
+        } else if (r->expected) {
+            ts_buf_append_str(&b, "<skipped message=\"expected failure");
+            if (ctx && ctx->expected_failures_path) {
+                ts_buf_append_str(&b, " (");
+                xml_escaped(&b, ctx->expected_failures_path);
+                ts_buf_append_char(&b, ')');
+            }
+            ts_buf_append_str(&b, ": ");
+            if (r->verdict == TS_VERDICT_ERROR) {
+                xml_escaped(&b, r->outcome);
+                ts_buf_append_str(&b, ": ");
+                xml_escaped(&b, r->detail);
+            }
+            for (size_t k = 0; k < r->findings.count; k++) {
+                ts_buf_appendf(&b, "%s[%s] ", k ? "; " : "", r->findings.items[k].rule);
+                xml_escaped(&b, r->findings.items[k].message);
+            }
+            ts_buf_append_str(&b, "\"/>");
+        } else if (r->verdict == TS_VERDICT_SKIPPED) {
             ts_buf_append_str(&b, "<skipped message=\"");
             xml_escaped(&b, r->detail);
             ts_buf_append_str(&b, "\"/>");
@@ -274,94 +459,5 @@ bool ts_report_junit(const char *path, const ts_certification *c) {
         ts_buf_append_str(&b, "</testcase>\n");
     }
     ts_buf_append_str(&b, "</testsuite>\n</testsuites>\n");
-    FILE *f = fopen(path, "w");
-    bool ok = f && !b.failed && fwrite(b.data, 1, b.len, f) == b.len;
-    if (f && fclose(f) != 0) ok = false;
-    ts_buf_free(&b);
-    return ok;
-}
-
-/* ----------------------------------------------------------------- expected failures ------- */
-
-bool ts_expected_failures_load(const char *path, ts_expected_failures *out) {
-    memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "turnstile certify: %s: cannot read the expected-failures file\n", path);
-        return false;
-    }
-    char line[1024];
-    size_t cap = 0;
-    while (fgets(line, sizeof line, f)) {
-        char *hash = strchr(line, '#');
-        if (hash) *hash = '\0';
-        char *start = line;
-        while (*start == ' ' || *start == '\t') start++;
-        size_t len = strcspn(start, " \t\r\n");
-        if (!len) continue;
-        start[len] = '\0';
-        if (out->count == cap) {
-            cap = cap ? cap * 2 : 32;
-            char **grown = realloc(out->patterns, cap * sizeof *grown);
-            if (!grown) break;
-            out->patterns = grown;
-        }
-        out->patterns[out->count++] = strdup(start);
-    }
-    fclose(f);
-    return true;
-}
-
-void ts_expected_failures_free(ts_expected_failures *e) {
-    if (!e) return;
-    for (size_t i = 0; i < e->count; i++) free(e->patterns[i]);
-    free(e->patterns);
-    memset(e, 0, sizeof *e);
-}
-
-bool ts_expected_failures_match(const ts_expected_failures *e, const ts_certification *c, FILE *out,
-                                const char *rewrite_command) {
-    bool ok = true;
-    for (size_t i = 0; i < c->count; i++) {
-        const ts_case_result *r = &c->results[i];
-        bool listed = false;
-        for (size_t k = 0; k < e->count && !listed; k++) listed = fnmatch(e->patterns[k], r->c->id, 0) == 0;
-        if (failing(r) && !listed) {
-            fprintf(out, "NEW FAILURE     %s (not in the expected-failures list)\n", r->c->id);
-            ok = false;
-        } else if (!failing(r) && listed && r->verdict != TS_VERDICT_SKIPPED) {
-            fprintf(out, "UNEXPECTED PASS %s (listed as an expected failure: remove it)\n", r->c->id);
-            ok = false;
-        }
-    }
-    for (size_t k = 0; k < e->count; k++) {
-        bool used = false;
-        for (size_t i = 0; i < c->count && !used; i++) used = fnmatch(e->patterns[k], c->results[i].c->id, 0) == 0;
-        if (!used) {
-            fprintf(out, "STALE ENTRY     %s (matches no case that ran)\n", e->patterns[k]);
-            ok = false;
-        }
-    }
-    if (!ok) fprintf(out, "to accept the current failures: %s\n", rewrite_command);
-    else fprintf(out, "expected failures: the run matches the list (%zu entries)\n", e->count);
-    return ok;
-}
-
-bool ts_expected_failures_write(const char *path, const ts_certification *c) {
-    FILE *f = fopen(path, "w");
-    if (!f) return false;
-    fprintf(f, "# turnstile certify expected failures: one case id (or fnmatch pattern) per line.\n"
-               "# Testee: %s\n", c->testee);
-    for (size_t i = 0; i < c->count; i++) {
-        const ts_case_result *r = &c->results[i];
-        if (!failing(r)) continue;
-        fprintf(f, "%s  # %s", r->c->id, r->verdict == TS_VERDICT_ERROR ? r->outcome : r->findings.count ? r->findings.items[0].rule : "");
-        if (r->verdict == TS_VERDICT_FAIL && r->findings.count) {
-            char brief[100];
-            snprintf(brief, sizeof brief, "%s", r->findings.items[0].message);
-            fprintf(f, ": %s", brief);
-        }
-        fputc('\n', f);
-    }
-    return fclose(f) == 0;
+    return write_out(out, &b);
 }

@@ -1,8 +1,10 @@
-/* report.h — a certification's results for people and for CI: text, JSON, JUnit XML, a
- * per-rule table, and the expected-failures list that gates CI.
+/* report.h — a certification's results for people and for CI: text, JSON (a certificate:
+ * verdict, per-level counts, turnstile's and the suite's identity, the date, the testee's name
+ * and version) and JUnit XML.
  *
- * Owns: presentation only; verdicts come from run.h. The text report ends with one line
- * "N passed, N failed, N skipped". Every failure carries a one-line replay command.
+ * Owns: presentation only; verdicts come from run.h, the gate's marks from gate.h. The text
+ * report ends with one line "N passed, N failed, N skipped". Every new failure carries a
+ * replay command; expected failures and cases set apart are reported as such (JUnit <skipped>).
  */
 #ifndef TURNSTILE_CONFORMANCE_CERTIFIER_REPORT_H
 #define TURNSTILE_CONFORMANCE_CERTIFIER_REPORT_H
@@ -10,29 +12,27 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "conformance/certifier/gate.h"
 #include "conformance/certifier/run.h"
 
-/* `replay` is the command prefix for one case ("turnstile certify --reference"). */
-void ts_report_text(FILE *out, const ts_certification *c, const char *replay, bool verbose);
-bool ts_report_json(const char *path, const ts_certification *c, const char *suite_root);
-bool ts_report_junit(const char *path, const ts_certification *c);
+typedef struct ts_report_context {
+    /* A failure's replay command is replay_before + " --cases ID" + replay_after: options
+     * come before the case selection, the testee command (" -- COMMAND ...") after it. Both
+     * are already quoted for the shell. */
+    const char *replay_before;
+    const char *replay_after;
+    const ts_gate_counts *gate;           /* NULL without --expected-failures */
+    const char *gate_text;                /* what ts_gate_apply printed, shown before the summary */
+    const char *expected_failures_path;
+} ts_report_context;
 
-/* Expected failures: one case id or fnmatch pattern per line, '#' starts a comment. */
-typedef struct ts_expected_failures {
-    char **patterns;
-    size_t count;
-} ts_expected_failures;
+void ts_report_text(FILE *out, const ts_certification *c, const ts_report_context *ctx, bool verbose);
+/* Write the report to out (flushed, not closed); false when a write failed. */
+bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_context *ctx);
+bool ts_report_junit(FILE *out, const ts_certification *c, const ts_report_context *ctx);
 
-/* Returns false (with a message on stderr) when the file cannot be read. */
-bool ts_expected_failures_load(const char *path, ts_expected_failures *out);
-void ts_expected_failures_free(ts_expected_failures *e);
-
-/* Compares the run with the list; prints every new failure, unexpected pass and stale entry
- * to out, and the command that rewrites the list. Returns true when they match exactly. */
-bool ts_expected_failures_match(const ts_expected_failures *e, const ts_certification *c, FILE *out,
-                                const char *rewrite_command);
-
-/* Writes the run's failing case ids as an expected-failures file. */
-bool ts_expected_failures_write(const char *path, const ts_certification *c);
+/* The certificate's verdict: no case failed or erred (ignoring any expected-failures list),
+ * no harness failure. Cases set apart count in no verdict. */
+bool ts_report_conformant(const ts_certification *c);
 
 #endif

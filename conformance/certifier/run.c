@@ -22,6 +22,21 @@ const char *ts_verdict_name(ts_verdict verdict) {
     return "?";
 }
 
+const char *const ts_run_platforms[] = {"dotnet", NULL};
+
+bool ts_run_platform_known(const char *name) {
+    for (size_t i = 0; ts_run_platforms[i]; i++)
+        if (strcmp(ts_run_platforms[i], name) == 0) return true;
+    return false;
+}
+
+const char *ts_run_case_apart(const ts_run_options *options, const ts_case *c) {
+    if (!options || !options->platform || strcmp(options->platform, "dotnet") != 0) return NULL;
+    /* .NET's System.Text.Json: DateTimeOffset holds ±14:00 at most; AIContent's polymorphism
+     * throws on an unknown "$type". */
+    return c->tag_count ? c->tags[0] : NULL;
+}
+
 bool ts_run_rule_selected(const ts_run_options *options, const char *rule) {
     if (!options || !options->rules) return true;
     for (size_t i = 0; i < options->rule_count; i++)
@@ -252,9 +267,59 @@ static double seconds_now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* hello: optional; the testee's name and version go into the report, whole. */
+static void say_hello(ts_testee *testee, ts_buf *answer, ts_certification *out) {
+    static const char hello[] = "{\"id\":\"$hello\",\"op\":\"hello\"}";
+    ts_call_result call;
+    ts_testee_call(testee, hello, sizeof hello - 1, answer, &call);
+    if (call.status != TS_CALL_ANSWERED || !answer->data) return;
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_json h;
+    ts_error err;
+    if (ts_codec_parse(&arena, answer->data, answer->len, &h, &err)) {
+        const ts_json *info = ts_json_get(&h, "hello");
+        ts_str name = ts_json_string(ts_json_get(info, "name")), version = ts_json_string(ts_json_get(info, "version"));
+        if (ts_str_nonempty(name)) out->testee_name = copy_text(name.ptr, name.len);
+        if (ts_str_nonempty(version)) out->testee_version = copy_text(version.ptr, version.len);
+    }
+    ts_arena_free(&arena);
+}
+
+/* One case through the testee: the request, the answer (or the harness outcome), judged.
+ * previous is the result of the case sent before (a late second answer is blamed on it). */
+static void run_case(ts_testee *testee, const ts_case *c, const ts_run_options *options, ts_case_result *r,
+                     ts_case_result *previous, ts_buf *answer) {
+    ts_call_result call;
+    ts_testee_call(testee, c->request, c->request_len, answer, &call);
+    if (call.status == TS_CALL_EXITED && call.code == 0) {
+        /* A clean exit before answering is most likely a testee that ended after its last
+         * answer, before it read this request: send it once more to the restarted one. */
+        bool extra = call.extra_output;
+        ts_testee_call(testee, c->request, c->request_len, answer, &call);
+        call.extra_output |= extra;
+    }
+    if (call.extra_output) blame_double_answer(previous);
+    /* A line carrying the previous case's id is a late second answer to it: blame that
+     * case and read on for this one. */
+    while (call.status == TS_CALL_ANSWERED && previous && previous->answer && answer_has_id(answer, previous->c->id)) {
+        blame_double_answer(previous);
+        ts_testee_call(testee, NULL, 0, answer, &call);
+    }
+    if (call.status != TS_CALL_ANSWERED) record_error(r, testee, &call);
+    else {
+        judge(c, answer->data ? answer->data : "", answer->len, options, r);
+        r->answer = copy_text(answer->data ? answer->data : "", answer->len);
+    }
+}
+
 bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *options, ts_certification *out) {
     memset(out, 0, sizeof *out);
     out->options = options;
+    out->suite = suite;
+    time_t started = time(NULL);
+    struct tm utc;
+    if (gmtime_r(&started, &utc)) strftime(out->date, sizeof out->date, "%Y-%m-%dT%H:%M:%SZ", &utc);
     snprintf(out->testee, sizeof out->testee, "%s", ts_testee_description(testee));
     out->results = calloc(suite->count ? suite->count : 1, sizeof *out->results);
     if (!out->results) return false;
@@ -262,55 +327,25 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
     ts_buf answer;
     ts_buf_init(&answer);
     ts_call_result call;
-    /* hello: optional; its name goes into the report. */
-    static const char hello[] = "{\"id\":\"$hello\",\"op\":\"hello\"}";
-    ts_testee_call(testee, hello, sizeof hello - 1, &answer, &call);
-    if (call.status == TS_CALL_ANSWERED && answer.data) {
-        ts_arena arena;
-        ts_arena_init(&arena);
-        ts_json h;
-        ts_error err;
-        if (ts_codec_parse(&arena, answer.data, answer.len, &h, &err)) {
-            const ts_json *info = ts_json_get(&h, "hello");
-            ts_str name = ts_json_string(ts_json_get(info, "name")), version = ts_json_string(ts_json_get(info, "version"));
-            if (name.ptr)
-                snprintf(out->testee_name, sizeof out->testee_name, "%.*s%s%.*s", (int)(name.len > 80 ? 80 : name.len),
-                         name.ptr, version.ptr ? " " : "", (int)(version.ptr ? (version.len > 30 ? 30 : version.len) : 0),
-                         version.ptr ? version.ptr : "");
-        }
-        ts_arena_free(&arena);
-    }
+    say_hello(testee, &answer, out);
     ts_case_result *previous = NULL;
-    for (size_t i = 0; i < suite->count; i++) {
+    size_t total = 0;
+    for (size_t i = 0; i < suite->count; i++) total += ts_run_case_selected(options, &suite->cases[i]);
+    for (size_t i = 0; i < suite->count && !out->harness_failure[0]; i++) {
         const ts_case *c = &suite->cases[i];
         if (!ts_run_case_selected(options, c)) continue;
         ts_case_result *r = &out->results[out->count++];
         r->c = c;
+        r->apart = ts_run_case_apart(options, c);
         ts_findings_init(&r->findings);
-        ts_testee_call(testee, c->request, c->request_len, &answer, &call);
-        if (call.status == TS_CALL_EXITED && call.code == 0) {
-            /* A clean exit before answering is most likely a testee that ended after its last
-             * answer, before it read this request: send it once more to the restarted one. */
-            bool extra = call.extra_output;
-            ts_testee_call(testee, c->request, c->request_len, &answer, &call);
-            call.extra_output |= extra;
-        }
-        if (call.extra_output) blame_double_answer(previous);
-        /* A line carrying the previous case's id is a late second answer to it: blame that
-         * case and read on for this one. */
-        while (call.status == TS_CALL_ANSWERED && previous && previous->answer && answer_has_id(&answer, previous->c->id)) {
-            blame_double_answer(previous);
-            ts_testee_call(testee, NULL, 0, &answer, &call);
-        }
-        if (call.status != TS_CALL_ANSWERED) record_error(r, testee, &call);
-        else {
-            judge(c, answer.data ? answer.data : "", answer.len, options, r);
-            r->answer = copy_text(answer.data ? answer.data : "", answer.len);
-        }
+        run_case(testee, c, options, r, previous, &answer);
+        if (r->verdict == TS_VERDICT_ERROR && strcmp(r->outcome, "unavailable") == 0)
+            snprintf(out->harness_failure, sizeof out->harness_failure, "the testee could not be started: %.250s", r->detail);
         previous = r;
+        if (options->progress) options->progress(options->progress_context, out->count, total, c);
     }
     if (ts_testee_has_extra_output(testee)) blame_double_answer(previous);
-    if (options->repeat && ts_run_rule_selected(options, "D1")) {
+    if (options->repeat && ts_run_rule_selected(options, "D1") && !out->harness_failure[0]) {
         for (size_t k = out->count; k-- > 0;) { /* D1: again, in reverse order, after all others */
             ts_case_result *r = &out->results[k];
             if (!r->answer || r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_SKIPPED) continue;
@@ -358,6 +393,7 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
 void ts_certification_counts(const ts_certification *c, size_t *passed, size_t *failed, size_t *skipped, size_t *errors) {
     *passed = *failed = *skipped = *errors = 0;
     for (size_t i = 0; i < c->count; i++) {
+        if (c->results[i].apart) continue;
         switch (c->results[i].verdict) {
         case TS_VERDICT_PASS: (*passed)++; break;
         case TS_VERDICT_FAIL: (*failed)++; break;
@@ -375,5 +411,7 @@ void ts_certification_free(ts_certification *c) {
         free(c->results[i].answer);
     }
     free(c->results);
+    free(c->testee_name);
+    free(c->testee_version);
     memset(c, 0, sizeof *c);
 }

@@ -4,7 +4,10 @@
  * on the answer; a case fails when a Required rule has a finding (Recommended findings are
  * reported, not failed). Reference equivalence: the answer equals the golden answer as JSON
  * values; reported apart, since a valid implementation may differ from the reference. Harness
- * outcomes (timeout, crash, exit, protocol error) are errors of that case, never of the run.
+ * outcomes (timeout, crash, exit, protocol error) are errors of that case, never of the run;
+ * a testee that cannot be (re)started at all ends the run (a harness failure, not a verdict).
+ * With a platform, cases whose inputs that platform's standard serializer cannot represent
+ * (suite.h tags) are run but set apart: reported on their own, counted in no verdict.
  */
 #ifndef TURNSTILE_CONFORMANCE_CERTIFIER_RUN_H
 #define TURNSTILE_CONFORMANCE_CERTIFIER_RUN_H
@@ -30,6 +33,8 @@ typedef struct ts_case_result {
     char diff[700];           /* where the answer first differs from the golden one */
     char *stderr_tail;        /* for errors: the testee's last stderr (heap) */
     char *answer;             /* the answer line (heap) */
+    const char *apart;        /* the platform tag that sets this case apart, or NULL */
+    bool expected;            /* every failure of this case is in the expected-failures list (gate.h) */
 } ts_case_result;
 
 typedef struct ts_run_options {
@@ -38,16 +43,32 @@ typedef struct ts_run_options {
     const char *const *case_globs; /* fnmatch patterns on case ids; NULL: all */
     size_t glob_count;
     bool repeat;              /* D1: send every case again, in reverse order */
+    const char *platform;     /* "dotnet": set apart the cases .NET cannot represent; NULL: none */
+    /* Called after each case (done of total), e.g. to show progress; NULL: not called. */
+    void (*progress)(void *context, size_t done, size_t total, const ts_case *c);
+    void *progress_context;
 } ts_run_options;
+
+/* The platforms --platform accepts, NULL-terminated, and whether name is one. */
+extern const char *const ts_run_platforms[];
+bool ts_run_platform_known(const char *name);
+
+/* The platform tag of c that sets it apart under options, or NULL. */
+const char *ts_run_case_apart(const ts_run_options *options, const ts_case *c);
 
 typedef struct ts_certification {
     ts_case_result *results;
     size_t count;
-    char testee[256];         /* the command, or "turnstile reference (in-process)" */
-    char testee_name[128];    /* from the hello answer, if any */
+    char testee[1024];        /* the command, or "turnstile reference (in-process)" */
+    char *testee_name;        /* from the hello answer, whole (heap), or NULL */
+    char *testee_version;     /* likewise */
     int restarts;
     double seconds;
     const ts_run_options *options;
+    const ts_suite *suite;    /* the suite run (borrowed) */
+    char harness_failure[300];/* non-empty: the run stopped, the testee could not be started */
+    const char *turnstile_version, *turnstile_commit; /* set by the caller, for reports */
+    char date[32];            /* when the run started, UTC, RFC 3339 */
 } ts_certification;
 
 /* True when rule id is selected by options. */
@@ -60,7 +81,7 @@ bool ts_run_case_selected(const ts_run_options *options, const ts_case *c);
 bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *options, ts_certification *out);
 void ts_certification_free(ts_certification *c); /* accepts NULL */
 
-/* Counts: cases passed / failed (fail + error) / skipped. */
+/* Counts: cases passed / failed (fail + error) / skipped, over the cases not set apart. */
 void ts_certification_counts(const ts_certification *c, size_t *passed, size_t *failed, size_t *skipped, size_t *errors);
 
 /* Writes the path and values where a and b first differ (a: expected, b: got) into out. */

@@ -8,10 +8,43 @@
 
 #include "core/json/buf.h"
 #include "core/json/codec.h"
+#include "core/json/digest.h"
 
 const char *ts_suite_default_root(void) {
     const char *env = getenv("TURNSTILE_SUITE");
-    return env && *env ? env : "conformance/cases";
+    return env && *env ? env : NULL;
+}
+
+bool ts_case_has_tag(const ts_case *c, const char *tag) {
+    for (size_t i = 0; i < c->tag_count; i++)
+        if (strcmp(c->tags[i], tag) == 0) return true;
+    return false;
+}
+
+/* Where the suite's files come from: a directory, or files compiled in. */
+typedef struct source {
+    const char *root;            /* directory; NULL for files */
+    const ts_suite_files *files;
+} source;
+
+/* The file at rel (relative to the suite root), malloc'd and NUL-terminated, or NULL. */
+static char *source_read(const source *s, const char *rel, size_t *len) {
+    if (s->root) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/%s", s->root, rel);
+        return ts_suite_read_file(path, len);
+    }
+    for (size_t i = 0; i < s->files->count; i++) {
+        const ts_suite_file *f = &s->files->files[i];
+        if (strcmp(f->path, rel) != 0) continue;
+        char *copy = malloc(f->len + 1);
+        if (!copy) return NULL;
+        memcpy(copy, f->data, f->len);
+        copy[f->len] = '\0';
+        *len = f->len;
+        return copy;
+    }
+    return NULL;
 }
 
 char *ts_suite_read_file(const char *path, size_t *len) {
@@ -67,15 +100,66 @@ static bool input_values(ts_arena *arena, const char *data, size_t len, ts_json 
     return true;
 }
 
-static bool load_case(ts_suite *suite, const char *dir, const ts_json *entry, ts_case *c, ts_error *err) {
+/* ------------------------------------------------------------------ platform tags ------- */
+
+/* The content "$type"s .NET's AIContent polymorphism knows (Microsoft.Extensions.AI 10): any
+ * other makes System.Text.Json throw before a .NET merger sees the stream (MEAI-WIRE.md). */
+static const char *const dotnet_content_types[] = {
+    "text", "reasoning", "data", "uri", "error", "usage", "functionCall", "functionResult", "hostedFile",
+    "hostedVectorStore", "codeInterpreterToolCall", "codeInterpreterToolResult", "imageGenerationToolCall",
+    "imageGenerationToolResult", "mcpServerToolCall", "mcpServerToolResult", "mcpServerToolApprovalRequest",
+    "mcpServerToolApprovalResponse", "functionApprovalRequest", "functionApprovalResponse", "userInputRequest",
+    "userInputResponse", "webSearchToolCall", "webSearchToolResult",
+};
+
+/* An offset beyond ±14:00 at the end of a timestamp ("...+23:59"): .NET's DateTimeOffset holds
+ * at most ±14 hours. */
+static bool offset_beyond_14h(ts_str t) {
+    if (t.len < 6) return false;
+    const char *o = t.ptr + t.len - 6;
+    if ((o[0] != '+' && o[0] != '-') || o[3] != ':') return false;
+    for (int i = 1; i < 6; i++)
+        if (i != 3 && (o[i] < '0' || o[i] > '9')) return false;
+    int hours = (o[1] - '0') * 10 + (o[2] - '0'), minutes = (o[4] - '0') * 10 + (o[5] - '0');
+    return hours * 60 + minutes > 14 * 60;
+}
+
+static void add_tag(ts_case *c, const char *tag) {
+    if (!ts_case_has_tag(c, tag) && c->tag_count < TS_CASE_MAX_TAGS) c->tags[c->tag_count++] = tag;
+}
+
+/* Tags a merge or host case from its input values (updates or emissions). */
+static void tag_case(ts_case *c, const ts_json *values) {
+    for (size_t i = 0; i < values->u.a.count; i++) {
+        const ts_json *update = &values->u.a.items[i];
+        if (offset_beyond_14h(ts_json_string(ts_json_get(update, "createdAt")))) add_tag(c, TS_TAG_OFFSET_BEYOND_14H);
+        const ts_json *contents = ts_json_get(update, "contents");
+        for (size_t k = 0; contents && contents->kind == TS_JSON_ARRAY && k < contents->u.a.count; k++) {
+            ts_str type = ts_json_string(ts_json_get(&contents->u.a.items[k], "$type"));
+            if (!type.ptr) continue;
+            bool known = false;
+            for (size_t t = 0; t < sizeof dotnet_content_types / sizeof *dotnet_content_types && !known; t++)
+                known = ts_str_eq_cstr(type, dotnet_content_types[t]);
+            if (!known) add_tag(c, TS_TAG_UNKNOWN_CONTENT_TYPE);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ loading ------- */
+
+/* Loads one manifest entry of the case directory dir (relative to the suite root, "" for the
+ * root itself) into c, and feeds the case's identity into digest. */
+static bool load_case(ts_suite *suite, const source *src, const char *dir, const ts_json *entry, ts_case *c,
+                      ts_sha256 *digest, ts_error *err) {
     ts_arena *arena = &suite->arena;
     ts_str id = ts_json_string(ts_json_get(entry, "id"));
     ts_str input = ts_json_string(ts_json_get(entry, "input"));
     ts_str expected = ts_json_string(ts_json_get(entry, "expected"));
     ts_str op = ts_json_string(ts_json_get(entry, "op"));
     const ts_json *rules = ts_json_get(entry, "rules");
+    const char *slash = dir[0] ? "/" : "";
     char path[1024];
-    snprintf(path, sizeof path, "%s/MANIFEST.json", dir);
+    snprintf(path, sizeof path, "%s%sMANIFEST.json", dir, slash);
     if (!id.ptr || !input.ptr || !rules || rules->kind != TS_JSON_ARRAY)
         return fail(err, path, "a case needs a string \"id\", \"input\" and an array \"rules\"");
     memset(c, 0, sizeof *c);
@@ -89,15 +173,16 @@ static bool load_case(ts_suite *suite, const char *dir, const ts_json *entry, ts
         if (!rule.ptr) return fail(err, path, "a case's \"rules\" must be strings");
         c->rules[c->rule_count++] = rule.ptr;
     }
+    if (id.len == 0) return fail(err, path, "a case id may not be empty");
     for (size_t k = 0; k < id.len; k++) { /* PROTOCOL.md: ids of [A-Za-z0-9_.] (globs, XML, replay) */
         char ch = id.ptr[k];
         if (!((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '.'))
             return fail(err, path, "a case id may hold only A-Z, a-z, 0-9, '_' and '.'");
     }
-    snprintf(path, sizeof path, "%s/%.*s", dir, (int)input.len, input.ptr);
+    snprintf(path, sizeof path, "%s%s%.*s", dir, slash, (int)input.len, input.ptr);
     c->source = ts_str_dup(arena, ts_str_from(path)).ptr;
     size_t len;
-    char *data = ts_suite_read_file(path, &len);
+    char *data = source_read(src, path, &len);
     if (!data) return fail(err, path, "cannot read the case's input");
     bool journal = strcmp(c->op, "journal") == 0;
     ts_json values;
@@ -113,6 +198,7 @@ static bool load_case(ts_suite *suite, const char *dir, const ts_json *entry, ts
         ts_error_format(&inner, path, message, sizeof message);
         return fail(err, path, message);
     }
+    if (!journal) tag_case(c, &values);
     const ts_json *crash = ts_json_get(entry, "crashBeforeCommit");
     if (crash && (crash->kind != TS_JSON_INT || crash->u.i < 1 || !journal))
         return fail(err, path, "\"crashBeforeCommit\" is a positive integer, for journal cases only");
@@ -130,10 +216,13 @@ static bool load_case(ts_suite *suite, const char *dir, const ts_json *entry, ts
     c->request_len = request.len;
     ts_buf_free(&request);
     if (!c->request) return fail(err, path, "out of memory");
+    ts_sha256_update(digest, c->id, strlen(c->id) + 1);
+    ts_sha256_update(digest, c->request, c->request_len + 1);
     if (expected.ptr) {
-        snprintf(path, sizeof path, "%s/%.*s", dir, (int)expected.len, expected.ptr);
-        data = ts_suite_read_file(path, &len);
+        snprintf(path, sizeof path, "%s%s%.*s", dir, slash, (int)expected.len, expected.ptr);
+        data = source_read(src, path, &len);
         if (!data) return fail(err, path, "cannot read the case's expected answer");
+        ts_sha256_update(digest, data, len + 1);
         ok = ts_codec_parse(arena, data, len, &c->expected, &inner);
         free(data);
         if (!ok) return fail(err, path, inner.message);
@@ -142,30 +231,60 @@ static bool load_case(ts_suite *suite, const char *dir, const ts_json *entry, ts
     return true;
 }
 
-bool ts_suite_load(ts_suite *suite, const char *root, ts_error *err) {
-    memset(suite, 0, sizeof *suite);
-    ts_arena_init(&suite->arena);
-    snprintf(suite->root, sizeof suite->root, "%s", root);
-    DIR *d = opendir(root);
-    if (!d) return fail(err, root, "no such suite directory (give --suite DIR or set TURNSTILE_SUITE)");
-    char *names[256];
-    size_t n_names = 0;
-    struct dirent *entry;
-    while ((entry = readdir(d)) && n_names < 256) {
-        if (entry->d_name[0] == '.') continue;
-        names[n_names++] = strdup(entry->d_name);
+/* The case directories of src, relative to its root ("" when the root holds a MANIFEST.json
+ * itself), sorted: a stable order whatever the file system. Returns how many (malloc'd names). */
+static size_t case_dirs(const source *src, char **names, size_t max) {
+    size_t n = 0;
+    if (src->root) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/MANIFEST.json", src->root);
+        FILE *f = fopen(path, "rb");
+        if (f) {
+            fclose(f);
+            names[n++] = strdup("");
+        }
+        DIR *d = opendir(src->root);
+        struct dirent *entry;
+        while (d && (entry = readdir(d)) && n < max) {
+            if (entry->d_name[0] == '.') continue;
+            snprintf(path, sizeof path, "%s/%s/MANIFEST.json", src->root, entry->d_name);
+            if ((f = fopen(path, "rb"))) {
+                fclose(f);
+                names[n++] = strdup(entry->d_name);
+            }
+        }
+        if (d) closedir(d);
+    } else {
+        for (size_t i = 0; i < src->files->count && n < max; i++) {
+            const char *p = src->files->files[i].path, *slash = strrchr(p, '/');
+            if (strcmp(slash ? slash + 1 : p, "MANIFEST.json") != 0) continue;
+            names[n++] = slash ? strndup(p, (size_t)(slash - p)) : strdup("");
+        }
     }
-    closedir(d);
-    qsort(names, n_names, sizeof *names, compare_names); /* a stable order, whatever the file system */
+    qsort(names, n, sizeof *names, compare_names);
+    return n;
+}
+
+static bool load(ts_suite *suite, const source *src, ts_error *err) {
+    char *names[256];
+    size_t n_names = case_dirs(src, names, 256);
     size_t cap = 0;
     bool ok = true;
+    ts_sha256 digest;
+    ts_sha256_init(&digest);
     for (size_t k = 0; k < n_names && ok; k++) {
-        char dir[800], path[1024];
-        snprintf(dir, sizeof dir, "%s/%s", root, names[k]);
-        snprintf(path, sizeof path, "%s/MANIFEST.json", dir);
+        char path[1024];
+        if (!names[k]) {
+            ok = fail(err, "MANIFEST.json", "out of memory");
+            break;
+        }
+        snprintf(path, sizeof path, "%s%sMANIFEST.json", names[k], names[k][0] ? "/" : "");
         size_t len;
-        char *text = ts_suite_read_file(path, &len);
-        if (!text) continue; /* not a case directory */
+        char *text = source_read(src, path, &len);
+        if (!text) {
+            ok = fail(err, path, "cannot read the manifest");
+            break;
+        }
         ts_json manifest;
         ts_error inner;
         if (!ts_codec_parse(&suite->arena, text, len, &manifest, &inner)) {
@@ -190,7 +309,7 @@ bool ts_suite_load(ts_suite *suite, const char *root, ts_error *err) {
                 suite->cases = grown;
                 cap = new_cap;
             }
-            ok = load_case(suite, dir, &cases->u.a.items[i], &suite->cases[suite->count], err);
+            ok = load_case(suite, src, names[k], &cases->u.a.items[i], &suite->cases[suite->count], &digest, err);
             if (!ok) break;
             for (size_t j = 0; j < suite->count && ok; j++)
                 if (strcmp(suite->cases[j].id, suite->cases[suite->count].id) == 0)
@@ -199,8 +318,42 @@ bool ts_suite_load(ts_suite *suite, const char *root, ts_error *err) {
         }
     }
     for (size_t k = 0; k < n_names; k++) free(names[k]);
-    if (ok && suite->count == 0) ok = fail(err, root, "the suite holds no case (no */MANIFEST.json)");
+    unsigned char sum[TS_SHA256_LEN];
+    if (ts_sha256_final(&digest, sum))
+        for (size_t i = 0; i < TS_SHA256_LEN; i++) snprintf(suite->hash + 2 * i, 3, "%02x", sum[i]);
+    if (ok && suite->count == 0)
+        ok = fail(err, src->root ? src->root : "built-in", "the suite holds no case (no MANIFEST.json in it or in a directory in it)");
     return ok;
+}
+
+bool ts_suite_load(ts_suite *suite, const char *root, ts_error *err) {
+    memset(suite, 0, sizeof *suite);
+    ts_arena_init(&suite->arena);
+    snprintf(suite->root, sizeof suite->root, "%s", root);
+    snprintf(suite->version, sizeof suite->version, "unversioned");
+    DIR *d = opendir(root);
+    if (!d) return fail(err, root, "no such suite directory (give --suite DIR or set TURNSTILE_SUITE)");
+    closedir(d);
+    size_t len;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/VERSION", root);
+    char *version = ts_suite_read_file(path, &len);
+    if (version) {
+        size_t n = strcspn(version, "\r\n");
+        if (n > 0 && n < sizeof suite->version) snprintf(suite->version, sizeof suite->version, "%.*s", (int)n, version);
+        free(version);
+    }
+    source src = {root, NULL};
+    return load(suite, &src, err);
+}
+
+bool ts_suite_load_files(ts_suite *suite, const ts_suite_files *files, ts_error *err) {
+    memset(suite, 0, sizeof *suite);
+    ts_arena_init(&suite->arena);
+    snprintf(suite->root, sizeof suite->root, "built-in");
+    snprintf(suite->version, sizeof suite->version, "%s", files->version && *files->version ? files->version : "unversioned");
+    source src = {NULL, files};
+    return load(suite, &src, err);
 }
 
 void ts_suite_free(ts_suite *suite) {

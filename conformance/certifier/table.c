@@ -68,7 +68,15 @@ bool ts_table_load(ts_table *table, const char *const *paths, size_t count, ts_e
         const ts_json *testee = ts_json_get(report, "testee");
         ts_str name = ts_json_string(ts_json_get(testee, "name"));
         if (!ts_str_nonempty(name)) name = ts_json_string(ts_json_get(testee, "command"));
+        ts_str version = ts_json_string(ts_json_get(testee, "version"));
         c->testee = name.ptr ? name.ptr : "";
+        if (ts_str_nonempty(version) && name.ptr && ts_json_string(ts_json_get(testee, "name")).ptr == name.ptr) {
+            char *both = ts_arena_alloc(&table->arena, name.len + version.len + 2);
+            if (both) {
+                snprintf(both, name.len + version.len + 2, "%.*s %.*s", (int)name.len, name.ptr, (int)version.len, version.ptr);
+                c->testee = both;
+            }
+        }
         c->report = report;
     }
     return true;
@@ -154,13 +162,15 @@ static void one_line(ts_str s, char *out, size_t size) {
 }
 
 /* An anchor: the column's name and the rule, lowercase letters, digits and '-'. */
+static char anchor_char(char ch) {
+    return (ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') : ((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')) ? ch : '-';
+}
+
 static void anchor(const char *column, ts_str rule, char *out, size_t size) {
     size_t n = 0;
-    for (const char *p = column; *p && n + 1 < size; p++)
-        out[n++] = (*p >= 'A' && *p <= 'Z') ? (char)(*p - 'A' + 'a') : ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9')) ? *p : '-';
+    for (const char *p = column; *p && n + 1 < size; p++) out[n++] = anchor_char(*p);
     if (n + 1 < size) out[n++] = '-';
-    for (size_t i = 0; i < rule.len && n + 1 < size; i++)
-        out[n++] = (rule.ptr[i] >= 'A' && rule.ptr[i] <= 'Z') ? (char)(rule.ptr[i] - 'A' + 'a') : rule.ptr[i];
+    for (size_t i = 0; i < rule.len && n + 1 < size; i++) out[n++] = anchor_char(rule.ptr[i]);
     out[n] = '\0';
 }
 
@@ -174,12 +184,18 @@ static void summary_counts(const ts_table_column *c, int64_t *passed, int64_t *f
 
 /* ----------------------------------------------------------------------- Markdown ------- */
 
-static void md_text(FILE *out, const char *s) {
-    for (; *s; s++) {
-        if (*s == '|' || *s == '*' || *s == '_' || *s == '`' || *s == '<' || *s == '[' || *s == ']') fputc('\\', out);
-        fputc(*s, out);
+/* Text from a report file, safe in a Markdown table cell: every character Markdown or a table
+ * would read escaped, line breaks as spaces. */
+static void md_str(FILE *out, ts_str s) {
+    for (size_t i = 0; s.ptr && i < s.len; i++) {
+        char ch = s.ptr[i];
+        if (ch == '\n' || ch == '\r' || ch == '\t' || ch == '\0') ch = ' ';
+        if (strchr("|*_`<>[]()#!\\&~", ch) && ch != '\0') fputc('\\', out);
+        fputc(ch, out);
     }
 }
+
+static void md_text(FILE *out, const char *s) { md_str(out, ts_str_from(s ? s : "")); }
 
 bool ts_table_markdown(FILE *out, const ts_table *t) {
     ts_str ids[256];
@@ -195,8 +211,11 @@ bool ts_table_markdown(FILE *out, const ts_table *t) {
     for (size_t col = 0; col < t->count; col++) fputs("---|", out);
     fputc('\n', out);
     for (size_t r = 0; r < n; r++) {
-        fprintf(out, "| %.*s | %s |", (int)ids[r].len, ids[r].ptr,
-                ts_json_string(ts_json_get(entries[r], "level")).ptr ? ts_json_string(ts_json_get(entries[r], "level")).ptr : "");
+        fputs("| ", out);
+        md_str(out, ids[r]);
+        fputs(" | ", out);
+        md_str(out, ts_json_string(ts_json_get(entries[r], "level")));
+        fputs(" |", out);
         for (size_t col = 0; col < t->count; col++) {
             cell c = cell_of(&t->columns[col], ids[r]);
             char a[160];
@@ -233,8 +252,11 @@ bool ts_table_markdown(FILE *out, const ts_table *t) {
             char a[160], reason[REASON_MAX + 8];
             anchor(column->name, ids[r], a, sizeof a);
             one_line(c.first_message, reason, sizeof reason);
-            fprintf(out, "- <a id=\"%s\"></a>**%.*s** (%lld cases), e.g. `%s`: ", a, (int)ids[r].len, ids[r].ptr,
-                    (long long)c.failed, c.first_case ? c.first_case : "?");
+            fprintf(out, "- <a id=\"%s\"></a>**", a);
+            md_str(out, ids[r]);
+            fprintf(out, "** (%lld cases), e.g. ", (long long)c.failed);
+            md_text(out, c.first_case ? c.first_case : "?");
+            fputs(": ", out);
             md_text(out, reason);
             fputc('\n', out);
         }
@@ -244,17 +266,21 @@ bool ts_table_markdown(FILE *out, const ts_table *t) {
 
 /* --------------------------------------------------------------------------- HTML ------- */
 
-static void html_text(FILE *out, const char *s) {
-    for (; *s; s++) {
-        switch (*s) {
+static void html_str(FILE *out, ts_str s) {
+    for (size_t i = 0; s.ptr && i < s.len; i++) {
+        switch (s.ptr[i]) {
         case '&': fputs("&amp;", out); break;
         case '<': fputs("&lt;", out); break;
         case '>': fputs("&gt;", out); break;
         case '"': fputs("&quot;", out); break;
-        default: fputc(*s, out);
+        case '\'': fputs("&#39;", out); break;
+        case '\0': fputs("&#xFFFD;", out); break;
+        default: fputc(s.ptr[i], out);
         }
     }
 }
+
+static void html_text(FILE *out, const char *s) { html_str(out, ts_str_from(s ? s : "")); }
 
 bool ts_table_html(FILE *out, const ts_table *t) {
     ts_str ids[256];
@@ -275,7 +301,11 @@ bool ts_table_html(FILE *out, const ts_table *t) {
     fputs("</tr>\n", out);
     for (size_t r = 0; r < n; r++) {
         ts_str level = ts_json_string(ts_json_get(entries[r], "level")), title = ts_json_string(ts_json_get(entries[r], "title"));
-        fprintf(out, "<tr><th class=\"rule\">%.*s</th><td>%s</td><td>", (int)ids[r].len, ids[r].ptr, level.ptr ? level.ptr : "");
+        fputs("<tr><th class=\"rule\">", out);
+        html_str(out, ids[r]);
+        fputs("</th><td>", out);
+        html_str(out, level);
+        fputs("</td><td>", out);
         html_text(out, title.ptr ? title.ptr : "");
         fputs("</td>", out);
         for (size_t col = 0; col < t->count; col++) {
@@ -308,8 +338,9 @@ bool ts_table_html(FILE *out, const ts_table *t) {
             char a[160], reason[REASON_MAX + 8];
             anchor(column->name, ids[r], a, sizeof a);
             one_line(c.first_message, reason, sizeof reason);
-            fprintf(out, "<li id=\"%s\"><b>%.*s</b> (%lld cases), e.g. <code>", a, (int)ids[r].len, ids[r].ptr,
-                    (long long)c.failed);
+            fprintf(out, "<li id=\"%s\"><b>", a);
+            html_str(out, ids[r]);
+            fprintf(out, "</b> (%lld cases), e.g. <code>", (long long)c.failed);
             html_text(out, c.first_case ? c.first_case : "?");
             fputs("</code>: ", out);
             html_text(out, reason);

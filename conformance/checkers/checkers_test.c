@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "conformance/checkers/checks.h"
+#include "core/json/buf.h"
 #include "core/json/codec.h"
 #include "core/merge/model.h"
 #include "core/testing/unit.h"
@@ -127,8 +128,89 @@ static void test_answers_draw_exactly_the_listed_rules(void) {
     free(text);
 }
 
+/* The first finding of rule, or NULL. */
+static const char *finding_of(const ts_findings *f, const char *rule) {
+    for (size_t i = 0; i < f->count; i++)
+        if (strcmp(f->items[i].rule, rule) == 0) return f->items[i].message;
+    return NULL;
+}
+
+static void check_text(const char *stream_text, const char *answer_text, ts_findings *f) {
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_stream stream;
+    ts_json answer;
+    ts_error err;
+    CHECK(ts_stream_read(&arena, stream_text, strlen(stream_text), &stream, &err));
+    CHECK(ts_codec_parse(&arena, answer_text, strlen(answer_text), &answer, &err));
+    CHECK(ts_check_merge(stream.updates, stream.count, (ts_str){NULL, 0}, &answer, f));
+    ts_arena_free(&arena);
+}
+
+/* Issue 12: a counter written 10.0 is reported as what it is, under R2 (and additionalCounts
+ * alike), never as "expected 10, got (absent)". */
+static void test_counter_written_as_real_is_named(void) {
+    const char *stream = "{\"responseId\":\"r\",\"messageId\":\"m\",\"contents\":[{\"$type\":\"usage\",\"details\":"
+                         "{\"inputTokenCount\":10,\"additionalCounts\":{\"k\":3}}}]}\n";
+    const char *answer = "{\"responseId\":\"r\",\"usage\":{\"inputTokenCount\":10.0,\"additionalCounts\":{\"k\":3.0}},"
+                         "\"messages\":[{\"role\":\"assistant\",\"messageId\":\"m\",\"contents\":[]}]}";
+    ts_findings f;
+    ts_findings_init(&f);
+    check_text(stream, answer, &f);
+    const char *message = finding_of(&f, "R2");
+    CHECK(message && strstr(message, "usage.inputTokenCount: 10.0 is not an integer"));
+    bool counts = false;
+    for (size_t i = 0; i < f.count; i++) counts |= strstr(f.items[i].message, "additionalCounts.k: 3.0 is not an integer") != NULL;
+    CHECK(counts);
+    for (size_t i = 0; i < f.count; i++) CHECK(strstr(f.items[i].message, "(absent)") == NULL);
+    ts_findings_free(&f);
+}
+
+/* SPEC's complexity argument: 3-PARTITION as an answer. Groups of x user "a" messages (kept
+ * apart by empty assistant updates, which M6 leaves out) and m groups of one user "b"; the
+ * answer (a^B b)^m is valid exactly when the sizes split into m triples of sum B. The decider
+ * must say yes to a yes-instance and no to a no-instance, whatever the arrival order. */
+static void partition_case(const int *sizes, int n, int m, int B, bool valid) {
+    ts_buf stream, answer;
+    ts_buf_init(&stream);
+    ts_buf_init(&answer);
+    for (int g = 0; g < n; g++)
+        for (int j = 0; j < sizes[g]; j++) {
+            ts_buf_appendf(&stream, "{\"responseId\":\"a%d\",\"role\":\"user\",\"contents\":[{\"$type\":\"text\",\"text\":\"a\"}]}\n", g);
+            if (j + 1 < sizes[g]) ts_buf_appendf(&stream, "{\"responseId\":\"a%d\",\"role\":\"assistant\",\"contents\":[]}\n", g);
+        }
+    for (int t = 0; t < m; t++)
+        ts_buf_appendf(&stream, "{\"responseId\":\"b%d\",\"role\":\"user\",\"contents\":[{\"$type\":\"text\",\"text\":\"b\"}]}\n", t);
+    ts_buf_append_str(&answer, "{\"responseId\":\"a0\",\"messages\":[");
+    for (int t = 0; t < m; t++)
+        for (int k = 0; k <= B; k++)
+            ts_buf_appendf(&answer, "%s{\"role\":\"user\",\"contents\":[{\"$type\":\"text\",\"text\":\"%s\"}]}",
+                           t + k ? "," : "", k < B ? "a" : "b");
+    ts_buf_append_str(&answer, "]}");
+    ts_findings f;
+    ts_findings_init(&f);
+    check_text(stream.data, answer.data, &f);
+    if (valid != (f.count == 0)) fprintf(stderr, "partition instance (m=%d, B=%d): expected %s\n", m, B, valid ? "valid" : "invalid");
+    CHECK(valid == (f.count == 0));
+    ts_findings_free(&f);
+    ts_buf_free(&stream);
+    ts_buf_free(&answer);
+}
+
+static void test_partition_instances(void) {
+    /* B = 21, sizes in (B/4, B/2) = 6..10, m = 3 */
+    static const int yes[] = {6, 7, 8, 6, 6, 9, 7, 7, 7};      /* {6,7,8} {6,6,9} {7,7,7} */
+    static const int yes_late[] = {9, 8, 7, 7, 7, 7, 6, 6, 6}; /* the same sizes, big ones first */
+    static const int no[] = {10, 6, 6, 7, 7, 7, 6, 6, 8};      /* sum 63, but 10 + 6 + 6 > 21: no triple holds the 10 */
+    partition_case(yes, 9, 3, 21, true);
+    partition_case(yes_late, 9, 3, 21, true);
+    partition_case(no, 9, 3, 21, false);
+}
+
 int main(void) {
     TS_RUN(test_golden_answers_pass_every_check);
     TS_RUN(test_answers_draw_exactly_the_listed_rules);
+    TS_RUN(test_counter_written_as_real_is_named);
+    TS_RUN(test_partition_instances);
     return ts_unit_finish();
 }

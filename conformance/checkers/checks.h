@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "conformance/checkers/findings.h"
+#include "conformance/checkers/host.h" /* ts_check_host */
 #include "core/json/json.h"
 #include "core/merge/model.h"
 
@@ -23,12 +24,6 @@
  * out (findings are then incomplete). */
 bool ts_check_merge(const ts_update *updates, size_t count, ts_str host_response_id, const ts_json *answer,
                     ts_findings *findings);
-
-/* Checks a host answer: `stream` (the emitted updates, a JSON array) and `response` against the
- * agent's `emissions` (H1-H5; H5 runs every merge check on the response). `answer_is_error`
- * when the testee rejected the turn: acceptable only under H3 (conflicting ids). */
-bool ts_check_host(const ts_update *emissions, size_t count, const ts_json *stream, const ts_json *response,
-                   bool answer_is_error, ts_findings *findings);
 
 /* Writes a compact JSON excerpt of value (at most max bytes, "…" when cut) into out. */
 void ts_check_excerpt(const ts_json *value, char *out, size_t max);

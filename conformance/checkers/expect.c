@@ -1,7 +1,10 @@
 /* expect.c — the checkers' independent reading of the merge rules; see expect.h. */
 #include "conformance/checkers/expect.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "core/json/strmap.h"
 
 /* ------------------------------------------------------------------- formation (M1-M4) --- */
 
@@ -40,7 +43,7 @@ static bool absorb(ts_arena *arena, ts_expected_message *m, const ts_update *u) 
         if (ts_str_eq_cstr(ts_content_type(c), "usage")) continue;
         if (!push_raw(arena, m, c)) return false;
     }
-    if (u->additional_properties) {
+    if (u->additional_properties && u->additional_properties->u.o.count > 0) { /* {} is none (M6) */
         m->has_additional = true;
         for (size_t i = 0; i < u->additional_properties->u.o.count; i++)
             ts_json_builder_set(&m->additional, u->additional_properties->u.o.members[i].key,
@@ -134,16 +137,28 @@ static bool coalesce(ts_arena *arena, ts_expected_message *m) {
 
 /* ---------------------------------------------------------------------------- the model --- */
 
-bool ts_expect_merge(ts_arena *arena, const ts_update *updates, size_t count, ts_str primary, ts_expectation *out) {
+static ts_str primary_of(const ts_update *updates, size_t count, ts_str host_id) {
+    if (named(host_id)) return host_id;
+    for (size_t i = 0; i < count; i++)
+        if (named(updates[i].response_id)) return updates[i].response_id;
+    return (ts_str){NULL, 0};
+}
+
+bool ts_expect_merge(ts_arena *arena, const ts_update *updates, size_t count, ts_str host_id, ts_expectation *out) {
     memset(out, 0, sizeof *out);
+    ts_str primary = primary_of(updates, count, host_id);
     out->primary_id = primary;
     ts_usage_init(&out->usage, arena);
     ts_expected_message *msgs = ts_arena_calloc(arena, count ? count : 1, sizeof *msgs);
-    ts_str *group_ids = ts_arena_calloc(arena, count ? count + 1 : 1, sizeof *group_ids);
     long *group_last = ts_arena_calloc(arena, count ? count + 1 : 1, sizeof *group_last); /* last message per group */
-    if (!msgs || !group_ids || !group_last) return false;
-    size_t n_msgs = 0, n_groups = 0;
-    for (size_t i = 0; i < count; i++) {
+    if (!msgs || !group_last) return false;
+    /* groups: responseId -> group (tag 0); message ids: (group + 1, messageId) -> the latest
+     * message with that id in that group. Lookups only: nothing depends on the maps' order. */
+    ts_strmap ids;
+    ts_strmap_init(&ids);
+    size_t n_msgs = 0, n_groups = 0, dangling_group = SIZE_MAX;
+    bool ok = true;
+    for (size_t i = 0; i < count && ok; i++) {
         const ts_update *u = &updates[i];
         /* Response-level facts. */
         if (u->finish_reason.ptr) out->finish_reason = u->finish_reason;
@@ -161,22 +176,24 @@ bool ts_expect_merge(ts_arena *arena, const ts_update *updates, size_t count, ts
         }
         /* M1: the group. */
         ts_str id = named(u->response_id) ? u->response_id : primary;
-        size_t g = 0;
-        while (g < n_groups && !ts_str_eq(group_ids[g], id)) g++;
-        if (g == n_groups) {
-            group_ids[n_groups] = id;
-            group_last[n_groups] = -1;
-            n_groups++;
+        size_t g;
+        if (!id.ptr) { /* no id anywhere: every update is dangling, one group */
+            if (dangling_group == SIZE_MAX) {
+                dangling_group = n_groups++;
+                group_last[dangling_group] = -1;
+            }
+            g = dangling_group;
+        } else if (!ts_strmap_get(&ids, 0, id, &g)) {
+            g = n_groups++;
+            group_last[g] = -1;
+            ok = ts_strmap_put(&ids, 0, id, g);
         }
         /* M2/M3/M4: the message. */
         long target = -1;
+        size_t keyed;
         if (named(u->message_id)) {
-            for (size_t k = n_msgs; k-- > 0;) {
-                if (msgs[k].group == g && ts_str_eq(msgs[k].message_id, u->message_id)) {
-                    if (!conflicts(&msgs[k], u)) target = (long)k;
-                    break; /* the latest message with that id decides */
-                }
-            }
+            if (ts_strmap_get(&ids, g + 1, u->message_id, &keyed) && !conflicts(&msgs[keyed], u))
+                target = (long)keyed; /* the latest message with that id decides */
         } else if (group_last[g] >= 0 && !conflicts(&msgs[group_last[g]], u)) {
             target = group_last[g];
         }
@@ -184,14 +201,19 @@ bool ts_expect_merge(ts_arena *arena, const ts_update *updates, size_t count, ts
             ts_expected_message *m = &msgs[n_msgs];
             m->group = g;
             m->first_arrival = i;
-            if (named(u->message_id)) m->message_id = u->message_id;
+            if (named(u->message_id)) {
+                m->message_id = u->message_id;
+                ok = ok && ts_strmap_put(&ids, g + 1, u->message_id, n_msgs);
+            }
             ts_json_builder_init(&m->extras, arena);
             ts_json_builder_init(&m->additional, arena);
             target = (long)n_msgs++;
         }
         group_last[g] = target;
-        if (!absorb(arena, &msgs[target], u)) return false;
+        ok = ok && absorb(arena, &msgs[target], u);
     }
+    ts_strmap_free(&ids);
+    if (!ok) return false;
     for (size_t k = 0; k < n_msgs; k++) {
         ts_expected_message *m = &msgs[k];
         /* M6 */
@@ -205,71 +227,11 @@ bool ts_expect_merge(ts_arena *arena, const ts_update *updates, size_t count, ts
     return true;
 }
 
-/* --------------------------------------------------------------------- normal form (C1) --- */
-
-static size_t non_null_members(const ts_json *o) {
-    size_t n = 0;
-    for (size_t i = 0; i < o->u.o.count; i++) n += o->u.o.members[i].value.kind != TS_JSON_NULL;
-    return n;
-}
-
-bool ts_expect_same_content(const ts_json *a, const ts_json *b) {
-    if (a->kind != TS_JSON_OBJECT || b->kind != TS_JSON_OBJECT) return ts_json_equal(a, b);
-    if (non_null_members(a) != non_null_members(b)) return false;
-    for (size_t i = 0; i < a->u.o.count; i++) {
-        const ts_member *m = &a->u.o.members[i];
-        if (m->value.kind == TS_JSON_NULL) continue;
-        bool found = false;
-        for (size_t k = 0; k < b->u.o.count && !found; k++)
-            found = ts_str_eq(m->key, b->u.o.members[k].key) && ts_json_equal(&m->value, &b->u.o.members[k].value);
-        if (!found) return false;
+void ts_expect_describe(const ts_expected_message *m, char *out, size_t max) {
+    if (m->message_id.ptr) {
+        snprintf(out, max, "message %.*s (first update #%zu)", (int)(m->message_id.len > 60 ? 60 : m->message_id.len),
+                 m->message_id.ptr, m->first_arrival);
+    } else {
+        snprintf(out, max, "the message without id opened by update #%zu", m->first_arrival);
     }
-    return true;
-}
-
-bool ts_expect_normalize(ts_arena *arena, const ts_json *items, size_t count, ts_json **out, size_t *out_count) {
-    ts_json *result = ts_arena_alloc(arena, (count ? count : 1) * sizeof *result);
-    if (!result) return false;
-    size_t n = 0;
-    for (size_t i = 0; i < count;) {
-        ts_str type = ts_content_type(&items[i]);
-        bool textual = ts_str_eq_cstr(type, "text") || ts_str_eq_cstr(type, "reasoning");
-        size_t end = i + 1;
-        while (textual && end < count && ts_str_eq(ts_content_type(&items[end]), type)) end++;
-        if (!textual) {
-            result[n++] = items[i];
-        } else {
-            size_t len = 0;
-            for (size_t k = i; k < end; k++) len += text_of(&items[k]).len;
-            char *buf = ts_arena_alloc_bytes(arena, len + 1);
-            if (!buf) return false;
-            size_t at = 0;
-            for (size_t k = i; k < end; k++) {
-                ts_str t = text_of(&items[k]);
-                if (t.len) memcpy(buf + at, t.ptr, t.len);
-                at += t.len;
-            }
-            buf[at] = '\0';
-            ts_json_builder b;
-            ts_json_builder_init(&b, arena);
-            ts_json_builder_add(&b, "$type", ts_json_make_string(type));
-            ts_json_builder_add(&b, "text", ts_json_make_string((ts_str){buf, at}));
-            if (!ts_json_builder_finish(&b, &result[n++])) return false;
-        }
-        i = end;
-    }
-    *out = result;
-    *out_count = n;
-    return true;
-}
-
-bool ts_expect_same_contents(ts_arena *arena, const ts_json *a, size_t a_count, const ts_json *b, size_t b_count) {
-    ts_json *na, *nb;
-    size_t ca, cb;
-    if (!ts_expect_normalize(arena, a, a_count, &na, &ca) || !ts_expect_normalize(arena, b, b_count, &nb, &cb))
-        return false;
-    if (ca != cb) return false;
-    for (size_t i = 0; i < ca; i++)
-        if (!ts_expect_same_content(&na[i], &nb[i])) return false;
-    return true;
 }

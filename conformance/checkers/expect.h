@@ -4,11 +4,12 @@
  * (M1-M6), each message's expected fields and coalesced contents (M5, K1, C2, X1, X2), and
  * the response-level facts every valid answer must respect (I1, R1-R6). It shares core's wire
  * model and codec but never calls the reference merger: an oracle that asks the reference is
- * no oracle. It is written differently on purpose (linear scans, no hash tables), so that the
- * two implementations fail differently.
+ * no oracle.
  *
- * The expectation depends on which input responseId the answer chose as the primary one (I1
- * allows several), because dangling updates join the primary group (M1).
+ * The expectation is a function of the input alone (SPEC I1, M1): dangling updates join the
+ * group of the host's turn id when the request names one, else the group of the first
+ * non-empty responseId in arrival order, whichever id the answer chose as its label.
+ * Linear in the input (hash maps for response and message ids, whose order is never used).
  */
 #ifndef TURNSTILE_CONFORMANCE_CHECKERS_EXPECT_H
 #define TURNSTILE_CONFORMANCE_CHECKERS_EXPECT_H
@@ -35,8 +36,8 @@ typedef struct ts_expected_message {
     ts_json *contents;       /* after C2 coalescing */
     size_t content_count;
     ts_json_builder extras;            /* X1: last value per key */
-    ts_json_builder additional;        /* X2: last value per key */
-    bool has_additional;
+    ts_json_builder additional;        /* X2: last value per key; an update's {} adds nothing (M6) */
+    bool has_additional;               /* some update carried a non-empty additionalProperties */
     bool omitted;            /* M6: not written */
 } ts_expected_message;
 
@@ -44,7 +45,7 @@ typedef struct ts_expectation {
     ts_expected_message *messages; /* every message formed, in order of first arrival */
     size_t message_count;
     size_t group_count;
-    ts_str primary_id;             /* the id the expectation assumed primary */
+    ts_str primary_id;             /* the host's id, else the first non-empty responseId (absent: none) */
     bool input_has_response_id;
     ts_str finish_reason;          /* R1: last non-null, absent if none */
     ts_str continuation_token, conversation_id, model_id; /* R6 */
@@ -54,22 +55,19 @@ typedef struct ts_expectation {
     bool input_has_created_at;     /* R4 */
 } ts_expectation;
 
-/* Builds the expectation for `updates` with `primary` as the primary responseId (the
- * answer's, when it is one the rules allow). Returns false only on allocation failure. */
-bool ts_expect_merge(ts_arena *arena, const ts_update *updates, size_t count, ts_str primary, ts_expectation *out);
+/* Builds the expectation for `updates` (host_response_id: the turn id the request named, or
+ * absent). Returns false only on allocation failure. */
+bool ts_expect_merge(ts_arena *arena, const ts_update *updates, size_t count, ts_str host_response_id,
+                     ts_expectation *out);
 
-/* C1's normal form of a content list: every run of adjacent text items becomes one text item
- * holding their concatenated text, likewise reasoning; other items unchanged. Two lists with
- * the same normal form hold the same contents in the same order, however they coalesced. */
-/* Two contents are the same content: equal as JSON, except that a null member of the content
- * object is the same as an absent one (SPEC W3; System.Text.Json leaves nulls out when
- * writing, so "result": null comes back as no result). Nested values (arguments, results)
- * are raw JSON and compare exactly. */
-bool ts_expect_same_content(const ts_json *a, const ts_json *b);
+/* One answer message taken as the rendering of one expected message. */
+typedef struct ts_pair {
+    size_t expected; /* index into ts_expectation.messages */
+    size_t answer;   /* index into the answer's messages */
+} ts_pair;
 
-bool ts_expect_normalize(ts_arena *arena, const ts_json *items, size_t count, ts_json **out, size_t *out_count);
-
-/* True when both content lists have the same normal form. */
-bool ts_expect_same_contents(ts_arena *arena, const ts_json *a, size_t a_count, const ts_json *b, size_t b_count);
+/* How findings name an expected message: "message ID (first update #N)" or "the message
+ * without id opened by update #N". */
+void ts_expect_describe(const ts_expected_message *m, char *out, size_t max);
 
 #endif

@@ -1,7 +1,11 @@
 /* certify_cmd.c — `turnstile certify`: run the conformance suite against a testee. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "conformance/certifier/builtin_suite.h"
+#include "conformance/certifier/gate.h"
 #include "conformance/certifier/report.h"
 #include "conformance/certifier/run.h"
 #include "conformance/certifier/suite.h"
@@ -15,29 +19,64 @@ static const char certify_usage[] =
     "Runs the conformance suite against an implementation that speaks conformance/PROTOCOL.md\n"
     "(started once, kept running, restarted if it dies), or against the built-in reference.\n"
     "Each case is judged per rule by the property checkers (invariant conformance) and compared\n"
-    "with its golden answer (reference equivalence, reported apart).\n"
+    "with its golden answer (reference equivalence, reported apart). Options come before `--`;\n"
+    "everything after it is the testee's command. `--opt=value` is the same as `--opt value`.\n"
     "\n"
     "options:\n"
     "  --reference               certify the built-in reference (in-process)\n"
     "  --mutant NAME             certify a built-in mutant (see turnstile testee --list-mutants)\n"
-    "  --suite DIR               case directories (default: $TURNSTILE_SUITE or conformance/cases)\n"
-    "  --cases GLOB[,GLOB]       only cases whose id matches (e.g. 'Merge.I2.*')\n"
+    "  --suite DIR               case directories (default: $TURNSTILE_SUITE, else the suite built\n"
+    "                            into this binary; turnstile --version names it)\n"
+    "  --cases GLOB[,GLOB]       only cases whose id matches (e.g. 'Merge.I2.*'); a pattern that\n"
+    "                            matches no case is an error\n"
     "  --rules ID[,ID]           only these rules (e.g. I2,I3), and the cases that exercise them\n"
-    "  --report-json FILE        write a JSON report\n"
+    "  --platform NAME           set apart the cases whose input NAME's standard serializer cannot\n"
+    "                            represent (dotnet: createdAt offsets beyond +-14:00, unknown\n"
+    "                            content $type): reported on their own, counted in no verdict\n"
+    "  --report-json FILE        write the JSON report (a certificate); '-' is stdout, and the\n"
+    "                            text report then goes to stderr\n"
     "  --junit FILE              write JUnit XML (default under bazel test: $XML_OUTPUT_FILE)\n"
-    "  --expected-failures FILE  exit 0 when the failing cases are exactly those listed; exit 1\n"
-    "                            on a new failure, an unexpected pass or a stale entry\n"
-    "  --write-expected-failures FILE   write this run's failing cases as such a list\n"
-    "  --timeout SECONDS         per answer (default 5)\n"
+    "  --expected-failures FILE  gate on a list of known failures, one 'CASE RULE' per line\n"
+    "                            (patterns; RULE '*' is any rule): exit 0 when the run fails exactly\n"
+    "                            those; exit 1 on a new failure, an unexpected pass or a stale entry.\n"
+    "                            Known failures are reported as expected (JUnit <skipped>)\n"
+    "  --write-expected-failures FILE   write this run's failures as such a list ('-': stdout)\n"
+    "  --timeout SECONDS         per answer (default 5; at most 3600)\n"
     "  --max-answer-bytes N      per answer (default 16777216)\n"
     "  --no-repeat               do not send every case a second time (determinism, D1)\n"
-    "  --verbose                 list passing and skipped cases too\n"
+    "  --verbose                 list passing, skipped, expected and set-apart cases too\n"
+    "  --progress / --no-progress   show progress on stderr (default: when stderr is a terminal\n"
+    "                            and $CI is not set)\n"
     "  --print-requests          print the request line of every selected case (as the testee\n"
     "                            would read it) and exit: no testee runs\n"
     "  --help                    this text\n"
     "\n"
     "exit status: 0 all selected cases pass (or match --expected-failures); 1 failures;\n"
-    "2 bad usage or an unreadable suite. The last line of output is 'N passed, N failed, N skipped'.\n";
+    "2 bad usage or an unreadable suite; 3 the testee could not be started (a harness failure,\n"
+    "no verdict). The last line of output is 'N passed, N failed, N skipped'.\n";
+
+typedef struct certify_args {
+    bool reference, repeat, verbose, print_requests;
+    int progress; /* -1: decide by the terminal */
+    const char *mutant_name, *suite_root, *json_path, *junit_path, *expected_path, *write_expected, *platform;
+    const char *timeout_text, *max_answer_text;
+    const char *cases_text[64], *rules_text[64]; /* as given, for the commands printed */
+    size_t cases_given, rules_given;
+    const char *rules[64], *globs[64];
+    size_t rule_count, glob_count;
+    ts_testee_options testee_options;
+    char **command;
+    char *owned[128];   /* copies strtok splits (heap) */
+    size_t owned_count;
+} certify_args;
+
+/* A copy of s that a is responsible for freeing, or NULL. */
+static char *own_copy(certify_args *a, const char *s) {
+    if (a->owned_count == sizeof a->owned / sizeof *a->owned) return NULL;
+    char *copy = strdup(s);
+    if (copy) a->owned[a->owned_count++] = copy;
+    return copy;
+}
 
 static size_t split_commas(char *list, const char **out, size_t max) {
     size_t n = 0;
@@ -45,165 +84,323 @@ static size_t split_commas(char *list, const char **out, size_t max) {
     return n;
 }
 
-int ts_cli_certify(int argc, char **argv) {
-    bool reference = false, repeat = true, verbose = false, print_requests = false;
-    const char *mutant_name = NULL, *suite_root = ts_suite_default_root(), *json_path = NULL, *junit_path = NULL;
-    const char *expected_path = NULL, *write_expected = NULL;
-    const char *rules[64], *globs[64];
-    size_t rule_count = 0, glob_count = 0;
-    ts_testee_options testee_options = {5.0, (size_t)16 << 20, 20};
-    char **command = NULL;
+static int usage_error(const char *fmt, const char *value) {
+    fputs("turnstile certify: ", stderr);
+    fprintf(stderr, fmt, value);
+    fputs(" (see turnstile certify --help)\n", stderr);
+    return TS_EXIT_USAGE;
+}
+
+/* Parses argv into a; returns -1 to go on, else the exit status. */
+static int parse(int argc, char **argv, certify_args *a) {
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *o = argv[i];
         bool has_value = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        if (!strcmp(o, "--help") || !strcmp(o, "-h")) {
             fputs(certify_usage, stdout);
             return TS_EXIT_OK;
-        } else if (!strcmp(a, "--")) {
-            command = argv + i + 1;
+        } else if (!strcmp(o, "--")) {
+            a->command = argv + i + 1;
             break;
-        } else if (!strcmp(a, "--reference")) {
-            reference = true;
-        } else if (!strcmp(a, "--no-repeat")) {
-            repeat = false;
-        } else if (!strcmp(a, "--verbose")) {
-            verbose = true;
-        } else if (!strcmp(a, "--print-requests")) {
-            print_requests = true;
+        } else if (!strcmp(o, "--reference")) {
+            a->reference = true;
+        } else if (!strcmp(o, "--no-repeat")) {
+            a->repeat = false;
+        } else if (!strcmp(o, "--verbose")) {
+            a->verbose = true;
+        } else if (!strcmp(o, "--progress")) {
+            a->progress = 1;
+        } else if (!strcmp(o, "--no-progress")) {
+            a->progress = 0;
+        } else if (!strcmp(o, "--print-requests")) {
+            a->print_requests = true;
+        } else if (o[0] != '-') {
+            return usage_error("'%s' is not an option: the testee's command goes after '--'", o);
         } else if (!has_value) {
-            fprintf(stderr, "turnstile certify: unknown option or missing value: '%s' (see --help)\n", a);
-            return TS_EXIT_USAGE;
-        } else if (!strcmp(a, "--mutant")) {
-            mutant_name = argv[++i];
-        } else if (!strcmp(a, "--suite")) {
-            suite_root = argv[++i];
-        } else if (!strcmp(a, "--cases")) {
-            glob_count += split_commas(argv[++i], globs + glob_count, 64 - glob_count);
-        } else if (!strcmp(a, "--rules")) {
-            size_t first = rule_count;
-            rule_count += split_commas(argv[++i], rules + rule_count, 64 - rule_count);
-            for (size_t k = first; k < rule_count; k++) {
-                if (!ts_rule_find(rules[k])) {
-                    fprintf(stderr, "turnstile certify: no rule '%s' (rules: see conformance/SPEC.md)\n", rules[k]);
-                    return TS_EXIT_USAGE;
-                }
-            }
-        } else if (!strcmp(a, "--report-json")) {
-            json_path = argv[++i];
-        } else if (!strcmp(a, "--junit")) {
-            junit_path = argv[++i];
-        } else if (!strcmp(a, "--expected-failures")) {
-            expected_path = argv[++i];
-        } else if (!strcmp(a, "--write-expected-failures")) {
-            write_expected = argv[++i];
-        } else if (!strcmp(a, "--timeout")) {
-            testee_options.timeout_seconds = atof(argv[++i]);
-            if (testee_options.timeout_seconds <= 0) {
-                fprintf(stderr, "turnstile certify: --timeout needs a positive number of seconds\n");
-                return TS_EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--max-answer-bytes")) {
-            testee_options.max_answer_bytes = (size_t)strtoull(argv[++i], NULL, 10);
+            return usage_error("unknown option or missing value: '%s'", o);
+        } else if (!strcmp(o, "--mutant")) {
+            a->mutant_name = argv[++i];
+        } else if (!strcmp(o, "--suite")) {
+            a->suite_root = argv[++i];
+        } else if (!strcmp(o, "--platform")) {
+            a->platform = argv[++i];
+            if (!ts_run_platform_known(a->platform)) return usage_error("no platform '%s' (known: dotnet)", a->platform);
+        } else if (!strcmp(o, "--cases")) {
+            if (a->cases_given < 64) a->cases_text[a->cases_given++] = argv[i + 1];
+            char *work = own_copy(a, argv[++i]); /* strtok writes; the text is kept for printed commands */
+            if (!work) return usage_error("%s", "too many --cases");
+            a->glob_count += split_commas(work, a->globs + a->glob_count, 64 - a->glob_count);
+        } else if (!strcmp(o, "--rules")) {
+            if (a->rules_given < 64) a->rules_text[a->rules_given++] = argv[i + 1];
+            char *work = own_copy(a, argv[++i]);
+            if (!work) return usage_error("%s", "too many --rules");
+            size_t first = a->rule_count;
+            a->rule_count += split_commas(work, a->rules + a->rule_count, 64 - a->rule_count);
+            for (size_t k = first; k < a->rule_count; k++)
+                if (!ts_rule_find(a->rules[k])) return usage_error("no rule '%s' (rules: see conformance/SPEC.md)", a->rules[k]);
+        } else if (!strcmp(o, "--report-json")) {
+            a->json_path = argv[++i];
+        } else if (!strcmp(o, "--junit")) {
+            a->junit_path = argv[++i];
+        } else if (!strcmp(o, "--expected-failures")) {
+            a->expected_path = argv[++i];
+        } else if (!strcmp(o, "--write-expected-failures")) {
+            a->write_expected = argv[++i];
+        } else if (!strcmp(o, "--timeout")) {
+            a->timeout_text = argv[++i];
+            char *end;
+            double t = strtod(a->timeout_text, &end);
+            if (end == a->timeout_text || *end || !isfinite(t) || t <= 0 || t > 3600)
+                return usage_error("--timeout needs a number of seconds above 0 and at most 3600, not '%s'", a->timeout_text);
+            a->testee_options.timeout_seconds = t;
+        } else if (!strcmp(o, "--max-answer-bytes")) {
+            a->max_answer_text = argv[++i];
+            char *end;
+            unsigned long long n = strtoull(a->max_answer_text, &end, 10);
+            if (end == a->max_answer_text || *end || a->max_answer_text[0] == '-' || n < 64 || n > ((unsigned long long)1 << 32))
+                return usage_error("--max-answer-bytes needs a whole number from 64 to 4294967296, not '%s'", a->max_answer_text);
+            a->testee_options.max_answer_bytes = (size_t)n;
         } else {
-            fprintf(stderr, "turnstile certify: unknown option '%s' (see --help)\n", a);
-            return TS_EXIT_USAGE;
+            return usage_error("unknown option '%s'", o);
         }
     }
-    int chosen = reference + (mutant_name != NULL) + (command && command[0]);
-    if (print_requests) {
-        ts_suite suite;
-        ts_error err;
-        if (!ts_suite_load(&suite, suite_root, &err)) {
-            fprintf(stderr, "turnstile certify: %s: %s\n", err.path, err.message);
-            ts_suite_free(&suite);
-            return TS_EXIT_USAGE;
+    return -1;
+}
+
+/* The words of the commands this run prints (replay, rewrite the list): options before the
+ * case selection, the testee command after it; each quoted for the shell. */
+static void printed_commands(const certify_args *a, const char *argv0, const ts_suite *suite, ts_buf *before, ts_buf *after) {
+    ts_cli_program(argv0, before);
+    ts_buf_append_str(before, " certify");
+    if (strcmp(suite->root, "built-in") != 0) {
+        ts_buf_append_str(before, " --suite ");
+        ts_cli_shell_quote(before, suite->root);
+    }
+    if (a->platform) ts_buf_append_str(before, " --platform "), ts_cli_shell_quote(before, a->platform);
+    if (a->timeout_text) ts_buf_append_str(before, " --timeout "), ts_cli_shell_quote(before, a->timeout_text);
+    if (a->max_answer_text) ts_buf_append_str(before, " --max-answer-bytes "), ts_cli_shell_quote(before, a->max_answer_text);
+    if (!a->repeat) ts_buf_append_str(before, " --no-repeat");
+    if (a->reference) ts_buf_append_str(before, " --reference");
+    if (a->mutant_name) ts_buf_append_str(before, " --mutant "), ts_cli_shell_quote(before, a->mutant_name);
+    ts_buf_append_str(after, "");
+    if (a->command) {
+        ts_buf_append_str(after, " --");
+        for (char **w = a->command; *w; w++) {
+            ts_buf_append_char(after, ' ');
+            ts_cli_shell_quote(after, *w);
         }
-        ts_run_options selection = {rule_count ? rules : NULL, rule_count, glob_count ? globs : NULL, glob_count, false};
-        for (size_t i = 0; i < suite.count; i++) {
-            if (ts_run_case_selected(&selection, &suite.cases[i])) {
-                fwrite(suite.cases[i].request, 1, suite.cases[i].request_len, stdout);
-                fputc('\n', stdout);
-            }
+    }
+}
+
+/* Every --cases pattern must match a case of the suite, and the selection must not be empty. */
+static bool selection_valid(const certify_args *a, const ts_suite *suite, const ts_run_options *selection) {
+    for (size_t g = 0; g < a->glob_count; g++) {
+        ts_run_options one = {NULL, 0, &a->globs[g], 1, false, NULL, NULL, NULL};
+        bool any = false;
+        for (size_t i = 0; i < suite->count && !any; i++) any = ts_run_case_selected(&one, &suite->cases[i]);
+        if (!any) {
+            fprintf(stderr, "turnstile certify: --cases '%s' matches no case of the suite (%s, %zu cases)\n", a->globs[g],
+                    suite->root, suite->count);
+            return false;
         }
-        ts_suite_free(&suite);
-        return fflush(stdout) == 0 ? TS_EXIT_OK : TS_EXIT_FAILURE;
     }
-    if (chosen != 1) {
-        fprintf(stderr, "turnstile certify: name one testee: --reference, --mutant NAME, or -- COMMAND ARGS...\n");
-        return TS_EXIT_USAGE;
+    size_t selected = 0;
+    for (size_t i = 0; i < suite->count; i++) selected += ts_run_case_selected(selection, &suite->cases[i]);
+    if (!selected) {
+        fprintf(stderr, "turnstile certify: no case is both in --cases and exercises a rule of --rules\n");
+        return false;
     }
-    const ts_mutant *mutant = NULL;
-    if (mutant_name && !(mutant = ts_mutant_find(mutant_name))) {
-        fprintf(stderr, "turnstile certify: no mutant '%s' (see turnstile testee --list-mutants)\n", mutant_name);
-        return TS_EXIT_USAGE;
-    }
-    ts_suite suite;
+    return true;
+}
+
+/* An output named now, written after the run: opened (and created) before, so that an
+ * unwritable path fails before any testee runs. "-" is stdout. */
+static FILE *open_output(const char *path, const char *option) {
+    if (strcmp(path, "-") == 0) return stdout;
+    FILE *f = fopen(path, "w");
+    if (!f) fprintf(stderr, "turnstile certify: %s %s: cannot write it\n", option, path);
+    return f;
+}
+
+static void close_output(FILE *f) {
+    if (f && f != stdout) fclose(f);
+}
+
+typedef struct progress_state {
+    bool shown;
+} progress_state;
+
+static void show_progress(void *context, size_t done, size_t total, const ts_case *c) {
+    progress_state *p = context;
+    fprintf(stderr, "\r\033[K[%zu/%zu] %.60s", done, total, c->id);
+    if (done == total) fputs("\r\033[K", stderr);
+    fflush(stderr);
+    p->shown = done != total;
+}
+
+static int load_suite(const certify_args *a, ts_suite *suite) {
     ts_error err;
-    if (!ts_suite_load(&suite, suite_root, &err)) {
-        fprintf(stderr, "turnstile certify: %s: %s\n", err.path, err.message);
-        ts_suite_free(&suite);
-        return TS_EXIT_USAGE;
+    bool ok = a->suite_root ? ts_suite_load(suite, a->suite_root, &err) : ts_suite_load_files(suite, &ts_builtin_suite, &err);
+    if (!ok) fprintf(stderr, "turnstile certify: %s: %s\n", err.path, err.message);
+    return ok ? -1 : TS_EXIT_USAGE;
+}
+
+static int print_requests(const ts_suite *suite, const ts_run_options *selection) {
+    for (size_t i = 0; i < suite->count; i++) {
+        if (!ts_run_case_selected(selection, &suite->cases[i])) continue;
+        fwrite(suite->cases[i].request, 1, suite->cases[i].request_len, stdout);
+        fputc('\n', stdout);
     }
-    char why[300] = "";
-    ts_testee *testee = command ? ts_testee_spawn(command, &testee_options, why, sizeof why) : ts_testee_in_process(mutant);
-    if (!testee) {
-        fprintf(stderr, "turnstile certify: %s\n", why[0] ? why : "out of memory");
-        ts_suite_free(&suite);
-        return TS_EXIT_USAGE;
+    return fflush(stdout) == 0 ? TS_EXIT_OK : TS_EXIT_FAILURE;
+}
+
+/* After the run: the gate, the reports, the exit status. */
+static int report(const certify_args *a, ts_certification *result, const char *argv0, FILE *json, FILE *junit,
+                  FILE *write_list, const ts_expected_failures *expected) {
+    ts_buf before, after;
+    ts_buf_init(&before);
+    ts_buf_init(&after);
+    printed_commands(a, argv0, result->suite, &before, &after);
+    ts_report_context ctx = {before.data ? before.data : "turnstile certify", after.data ? after.data : "", NULL, NULL,
+                             a->expected_path};
+    ts_gate_counts gate;
+    char *gate_text = NULL;
+    size_t gate_len = 0;
+    bool gate_ok = true;
+    if (expected) {
+        ts_buf rewrite;
+        ts_buf_init(&rewrite);
+        ts_buf_append_str(&rewrite, ctx.replay_before);
+        for (size_t k = 0; k < a->cases_given; k++) ts_buf_append_str(&rewrite, " --cases "), ts_cli_shell_quote(&rewrite, a->cases_text[k]);
+        for (size_t k = 0; k < a->rules_given; k++) ts_buf_append_str(&rewrite, " --rules "), ts_cli_shell_quote(&rewrite, a->rules_text[k]);
+        ts_buf_append_str(&rewrite, " --write-expected-failures ");
+        ts_cli_shell_quote(&rewrite, a->expected_path);
+        ts_buf_append_str(&rewrite, ctx.replay_after);
+        FILE *mem = open_memstream(&gate_text, &gate_len);
+        gate_ok = ts_gate_apply(expected, result, mem ? mem : stdout, rewrite.data ? rewrite.data : "", &gate);
+        if (mem) fclose(mem);
+        ts_buf_free(&rewrite);
+        ctx.gate = &gate;
+        ctx.gate_text = gate_text;
     }
-    ts_run_options options = {rule_count ? rules : NULL, rule_count, glob_count ? globs : NULL, glob_count, repeat};
-    ts_certification result;
-    int status = TS_EXIT_OK;
-    if (!ts_certify(&suite, testee, &options, &result)) {
-        fprintf(stderr, "turnstile certify: out of memory\n");
-        status = TS_EXIT_FAILURE;
+    FILE *text = json == stdout || junit == stdout || write_list == stdout ? stderr : stdout;
+    ts_report_text(text, result, &ctx, a->verbose);
+    int status;
+    if (result->harness_failure[0]) {
+        fprintf(stderr, "turnstile certify: %s: no verdict (exit 3)\n", result->harness_failure);
+        status = TS_EXIT_HARNESS;
+    } else if (expected) {
+        status = gate_ok ? TS_EXIT_OK : TS_EXIT_FAILURE;
     } else {
-        /* The replay prefix names the testee the same way this run did. */
-        char replay[1024];
-        size_t used = (size_t)snprintf(replay, sizeof replay, "turnstile certify");
-        if (strcmp(suite_root, "conformance/cases") != 0)
-            used += (size_t)snprintf(replay + used, sizeof replay - used, " --suite %s", suite_root);
-        if (reference) snprintf(replay + used, sizeof replay - used, " --reference");
-        else if (mutant) snprintf(replay + used, sizeof replay - used, " --mutant %s", mutant->name);
-        else {
-            used += (size_t)snprintf(replay + used, sizeof replay - used, " --");
-            for (char **c = command; *c && used < sizeof replay; c++)
-                used += (size_t)snprintf(replay + used, sizeof replay - used, " %s", *c);
-        }
-        if (!junit_path && getenv("XML_OUTPUT_FILE") && *getenv("XML_OUTPUT_FILE")) junit_path = getenv("XML_OUTPUT_FILE");
-        size_t passed, failed, skipped, errors;
-        ts_certification_counts(&result, &passed, &failed, &skipped, &errors);
-        if (expected_path) {
-            ts_expected_failures expected;
-            if (!ts_expected_failures_load(expected_path, &expected)) {
-                status = TS_EXIT_USAGE;
-            } else {
-                char rewrite[1200];
-                snprintf(rewrite, sizeof rewrite, "%.900s --write-expected-failures %s", replay, expected_path);
-                ts_report_text(stdout, &result, replay, verbose);
-                status = ts_expected_failures_match(&expected, &result, stdout, rewrite) ? TS_EXIT_OK : TS_EXIT_FAILURE;
-                ts_expected_failures_free(&expected);
-            }
-        } else {
-            ts_report_text(stdout, &result, replay, verbose);
-            status = failed ? TS_EXIT_FAILURE : TS_EXIT_OK;
-        }
-        if (json_path && !ts_report_json(json_path, &result, suite_root)) {
-            fprintf(stderr, "turnstile certify: cannot write %s\n", json_path);
-            status = TS_EXIT_FAILURE;
-        }
-        if (junit_path && !ts_report_junit(junit_path, &result)) {
-            fprintf(stderr, "turnstile certify: cannot write %s\n", junit_path);
-            status = TS_EXIT_FAILURE;
-        }
-        if (write_expected && !ts_expected_failures_write(write_expected, &result)) {
-            fprintf(stderr, "turnstile certify: cannot write %s\n", write_expected);
-            status = TS_EXIT_FAILURE;
-        }
-        fflush(stdout);
+        status = ts_report_conformant(result) ? TS_EXIT_OK : TS_EXIT_FAILURE;
     }
-    ts_certification_free(&result);
-    ts_testee_close(testee);
+    if (json && !ts_report_json(json, result, &ctx)) {
+        fprintf(stderr, "turnstile certify: cannot write %s\n", a->json_path);
+        status = status == TS_EXIT_OK ? TS_EXIT_FAILURE : status;
+    }
+    if (junit && !ts_report_junit(junit, result, &ctx)) {
+        fprintf(stderr, "turnstile certify: cannot write %s\n", a->junit_path);
+        status = status == TS_EXIT_OK ? TS_EXIT_FAILURE : status;
+    }
+    if (write_list) {
+        bool ok = ts_expected_failures_write(write_list, result);
+        if (!ok) fprintf(stderr, "turnstile certify: cannot write %s\n", a->write_expected);
+        if (!ok && status == TS_EXIT_OK) status = TS_EXIT_FAILURE;
+    }
+    if (fflush(stdout) != 0) status = status == TS_EXIT_OK ? TS_EXIT_FAILURE : status;
+    free(gate_text);
+    ts_buf_free(&before);
+    ts_buf_free(&after);
+    return status;
+}
+
+static int certify(int argc, char **argv, certify_args *args);
+
+int ts_cli_certify(int argc, char **argv) {
+    certify_args a;
+    memset(&a, 0, sizeof a);
+    int status = certify(argc, argv, &a);
+    for (size_t i = 0; i < a.owned_count; i++) free(a.owned[i]);
+    return status;
+}
+
+static int certify(int argc, char **argv, certify_args *a) {
+    a->repeat = true;
+    a->progress = -1;
+    a->suite_root = ts_suite_default_root();
+    a->testee_options = (ts_testee_options){5.0, (size_t)16 << 20, 20};
+    int status = parse(argc, argv, a);
+    if (status >= 0) return status;
+    ts_run_options options = {a->rule_count ? a->rules : NULL, a->rule_count, a->glob_count ? a->globs : NULL, a->glob_count,
+                              a->repeat, a->platform, NULL, NULL};
+    int chosen = a->reference + (a->mutant_name != NULL) + (a->command && a->command[0]);
+    if (!a->print_requests && chosen != 1)
+        return usage_error("%s", "name one testee: --reference, --mutant NAME, or -- COMMAND ARGS...");
+    const ts_mutant *mutant = NULL;
+    if (a->mutant_name && !(mutant = ts_mutant_find(a->mutant_name)))
+        return usage_error("no mutant '%s' (see turnstile testee --list-mutants)", a->mutant_name);
+    int outputs_to_stdout = (a->json_path && !strcmp(a->json_path, "-")) + (a->junit_path && !strcmp(a->junit_path, "-")) +
+                            (a->write_expected && !strcmp(a->write_expected, "-"));
+    if (outputs_to_stdout > 1) return usage_error("%s", "only one of --report-json, --junit, --write-expected-failures may be '-'");
+    ts_suite suite;
+    if ((status = load_suite(a, &suite)) >= 0) {
+        ts_suite_free(&suite);
+        return status;
+    }
+    if (!selection_valid(a, &suite, &options)) {
+        ts_suite_free(&suite);
+        return TS_EXIT_USAGE;
+    }
+    if (a->print_requests) {
+        status = print_requests(&suite, &options);
+        ts_suite_free(&suite);
+        return status;
+    }
+    /* Everything that can be wrong with the command line is found before the testee runs. */
+    ts_expected_failures expected;
+    memset(&expected, 0, sizeof expected);
+    char why[600] = "";
+    if (a->expected_path && !ts_expected_failures_load(a->expected_path, &expected, why, sizeof why)) {
+        fprintf(stderr, "turnstile certify: %s\n", why);
+        ts_suite_free(&suite);
+        return TS_EXIT_USAGE;
+    }
+    if (!a->junit_path && getenv("XML_OUTPUT_FILE") && *getenv("XML_OUTPUT_FILE")) a->junit_path = getenv("XML_OUTPUT_FILE");
+    FILE *json = NULL, *junit = NULL, *write_list = NULL;
+    bool outputs_ok = (!a->json_path || (json = open_output(a->json_path, "--report-json"))) &&
+                      (!a->junit_path || (junit = open_output(a->junit_path, "--junit"))) &&
+                      (!a->write_expected || (write_list = open_output(a->write_expected, "--write-expected-failures")));
+    ts_testee *testee = NULL;
+    if (outputs_ok) {
+        why[0] = '\0';
+        testee = a->command ? ts_testee_spawn(a->command, &a->testee_options, why, sizeof why) : ts_testee_in_process(mutant);
+        if (!testee) fprintf(stderr, "turnstile certify: %s: no verdict (exit 3)\n", why[0] ? why : "out of memory");
+    }
+    status = !outputs_ok ? TS_EXIT_USAGE : !testee ? TS_EXIT_HARNESS : TS_EXIT_OK;
+    if (testee) {
+        progress_state progress = {false};
+        bool show = a->progress == 1 || (a->progress == -1 && isatty(STDERR_FILENO) && !(getenv("CI") && *getenv("CI")));
+        if (show) {
+            options.progress = show_progress;
+            options.progress_context = &progress;
+        }
+        ts_certification result;
+        if (!ts_certify(&suite, testee, &options, &result)) {
+            fprintf(stderr, "turnstile certify: out of memory\n");
+            status = TS_EXIT_FAILURE;
+        } else {
+            if (progress.shown) fputs("\r\033[K", stderr);
+            result.turnstile_version = ts_cli_version;
+            result.turnstile_commit = ts_cli_commit;
+            status = report(a, &result, argv[-1], json, junit, write_list, a->expected_path ? &expected : NULL);
+        }
+        ts_certification_free(&result);
+        ts_testee_close(testee);
+    }
+    close_output(json);
+    close_output(junit);
+    close_output(write_list);
+    ts_expected_failures_free(&expected);
     ts_suite_free(&suite);
     return status;
 }

@@ -12,7 +12,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum { TS_EXIT_OK = 0, TS_EXIT_FAILURE = 1, TS_EXIT_USAGE = 2 };
+#include "core/json/buf.h"
+
+/* 3: the harness could not do its job (certify: the testee could not be started or kept
+ * running), distinct from a verdict (1) and from bad usage (2). */
+enum { TS_EXIT_OK = 0, TS_EXIT_FAILURE = 1, TS_EXIT_USAGE = 2, TS_EXIT_HARNESS = 3 };
 
 /* What a command reads from one input at most unless --max-input-bytes says otherwise: 256 MiB.
  * `merge` streams (its memory follows the answer); the other commands hold the input whole. */
@@ -36,10 +40,28 @@ FILE *ts_cli_open_input(const char *path);
  * returns non-zero. */
 int ts_cli_read_input(const char *path, size_t max_bytes, char **data, size_t *len);
 
+/* options.c. turnstile's version, and the commit it was built from ("unknown" unless the build
+ * defines TURNSTILE_COMMIT, as ci/release.sh does). */
+extern const char ts_cli_version[];
+extern const char ts_cli_commit[];
+
+/* A copy of argv (heap, free with ts_cli_free_args) in which every `--opt=value` before a
+ * lone `--` is split into `--opt` `value`, so each subcommand accepts both spellings. */
+char **ts_cli_split_equals(int argc, char **argv, int *new_argc);
+void ts_cli_free_args(int argc, char **argv);
+
+/* Appends word to out quoted for a POSIX shell (as is when it needs no quoting). */
+void ts_cli_shell_quote(ts_buf *out, const char *word);
+
+/* Appends how the user can run this turnstile again (quoted): $TURNSTILE_PROGRAM when a wrapper
+ * set it, argv0 made absolute when it holds a '/', else argv0 as found on PATH. */
+void ts_cli_program(const char *argv0, ts_buf *out);
+
 /* The bundled example stream (conformance/examples/handoff.jsonl), compiled in. */
 extern const unsigned char ts_cli_example_stream[];
 extern const size_t ts_cli_example_stream_len;
 
+/* Each subcommand gets argv[0] = its name; argv[-1] is the program's own argv[0]. */
 int ts_cli_merge(int argc, char **argv);
 int ts_cli_certify(int argc, char **argv);
 int ts_cli_check(int argc, char **argv);

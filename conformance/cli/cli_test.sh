@@ -143,6 +143,24 @@ expect_ok report_markdown_fail_links '^\| O3 \| Required \| pass \| \[\*\*fail\*
     report "$TMP/reference.json" "$TMP/comparer.json" </dev/null
 expect_ok report_markdown_reason '<a id="comparer-o3"></a>\*\*O3\*\*' report "$TMP/reference.json" "$TMP/comparer.json" </dev/null
 expect_ok report_html '<td class="fail"><a href="#comparer-o3">' report --html "$TMP/reference.json" "$TMP/comparer.json" </dev/null
+# A hostile report: markup and table syntax in a rule id, a level and a case id stay text.
+python3 - "$TMP/reference.json" "$TMP/hostile.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["rules"][0]["id"] = "<script>alert(1)</script>|x"
+r["rules"][0]["level"] = "Req|uired<b>"
+r["rules"][0]["failed"] = 1
+r["cases"][0]["findings"] = [{"rule": r["rules"][0]["id"], "level": "Required", "message": "a | b <i>"}]
+r["cases"][0]["id"] = "Merge.|<x>"
+json.dump(r, open(sys.argv[2], "w"))
+PY
+name=report_html_escapes_everything
+"$TURNSTILE" report --html "$TMP/hostile.json" >"$TMP/out" 2>&1 && ! grep -q '<script>\|uired<b>\|<i>\|<x>' "$TMP/out" \
+    && grep -q '&lt;script&gt;' "$TMP/out" && passed=$((passed + 1)) || fail "markup from a report reached the page"
+name=report_markdown_pipes_escaped
+"$TURNSTILE" report "$TMP/hostile.json" >"$TMP/out" 2>&1 \
+    && [ "$(grep -c '^| ' "$TMP/out")" -eq "$(grep '^| ' "$TMP/out" | awk -F'(^|[^\\\\])[|]' '{print NF}' | grep -c '^5$')" ] \
+    && ! grep -q '<script>' "$TMP/out" && passed=$((passed + 1)) || fail "a | or markup broke the Markdown table: $(grep script "$TMP/out" | head -2)"
 expect_error report_not_a_report 2 'not a turnstile certification report' report "$TMP/scenario.json" </dev/null
 expect_error report_nothing 2 'at least one certify report' report </dev/null
 

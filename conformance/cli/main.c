@@ -1,6 +1,7 @@
 /* main.c — `turnstile`: dispatches to one subcommand; see cli.h. */
 #include <string.h>
 
+#include "conformance/certifier/builtin_suite.h"
 #include "conformance/cli/cli.h"
 
 typedef struct subcommand {
@@ -22,13 +23,28 @@ static const subcommand subcommands[] = {
     {"journal", ts_cli_journal, "print a SQLite journal's transcript, entries, tasks and checkpoint as JSON"},
 };
 
+/* `turnstile --version`: turnstile's version and commit, the built-in suite's version and hash. */
+static int version(void) {
+    printf("turnstile %s (commit %s)\n", ts_cli_version, ts_cli_commit);
+    ts_suite suite;
+    ts_error err;
+    if (ts_suite_load_files(&suite, &ts_builtin_suite, &err))
+        printf("suite %s (built-in, %zu cases, sha256 %s)\n", suite.version, suite.count, suite.hash);
+    else
+        printf("suite: the built-in suite does not load: %s: %s\n", err.path, err.message);
+    ts_suite_free(&suite);
+    return fflush(stdout) == 0 ? TS_EXIT_OK : TS_EXIT_FAILURE;
+}
+
 static void usage(FILE *to) {
-    fputs("usage: turnstile COMMAND [options]   (turnstile COMMAND --help for each)\n\n"
+    fputs("usage: turnstile COMMAND [options]   (turnstile COMMAND --help for each)\n"
+          "       turnstile --version\n\n"
           "turnstile is a conformance and fuzzing harness for AI-agent conversation streams.\n\n"
           "commands:\n",
           to);
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
         fprintf(to, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+    fputs("\nEvery option takes its value as `--opt value` or `--opt=value`.\n", to);
 }
 
 int main(int argc, char **argv) {
@@ -40,8 +56,19 @@ int main(int argc, char **argv) {
         usage(stdout);
         return TS_EXIT_OK;
     }
-    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
-        if (strcmp(argv[1], subcommands[i].name) == 0) return subcommands[i].run(argc - 1, argv + 1);
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) return version();
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++) {
+        if (strcmp(argv[1], subcommands[i].name) != 0) continue;
+        int split_argc;
+        char **split = ts_cli_split_equals(argc, argv, &split_argc);
+        if (!split) {
+            fprintf(stderr, "turnstile: out of memory\n");
+            return TS_EXIT_FAILURE;
+        }
+        int status = subcommands[i].run(split_argc - 1, split + 1);
+        ts_cli_free_args(split_argc, split);
+        return status;
+    }
     fprintf(stderr, "turnstile: unknown command '%s'\n\n", argv[1]);
     usage(stderr);
     return TS_EXIT_USAGE;

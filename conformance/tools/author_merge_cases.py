@@ -201,6 +201,34 @@ case("Merge.I3.same_id_split_by_role_across_groups", ["I3", "M4", "I2", "O3"],
      [{'responseId': 'r2', 'messageId': 'm0', 'role': 'Assistant', 'contents': []}, {'responseId': 'r0', 'messageId': 'm1', 'createdAt': '9999-12-31T23:59:59.9999999+00:00', 'role': 'system', 'finishReason': 'stop', 'continuationToken': 'AQID', 'additionalProperties': {'p0': 0}, 'traceId': 't0', 'contents': []}, {'responseId': 'r0', 'messageId': 'm1', 'createdAt': '2026-05-13T09:59:58+00:00', 'role': 'assistant', 'authorName': 'author0', 'agentId': 'agent0', 'contents': [{'callId': 'c0', '$type': 'functionResult', 'result': {'ok': True, 'v': [1, 2, None]}}, {'callId': 'c0', '$type': 'functionResult', 'result': {'ok': True, 'v': [1, 2, None]}}]}, {'responseId': 'r0', 'messageId': 'm1', 'contents': [{'callId': 'c0', '$type': 'functionResult', 'result': {'ok': True, 'v': [1, 2, None]}}, {'callId': 'c0', '$type': 'functionResult', 'result': {'ok': True, 'v': [1, 2, None]}}]}, {'responseId': 'r0', 'messageId': 'm1', 'createdAt': '2026-05-13T09:59:56+00:00', 'contents': [{'$type': 'error', 'message': '0é\x01\n\u2028'}]}, {'responseId': 'r1', 'messageId': 'm2', 'contents': [{'plain': True}, {'$type': 'text', 'text': '😀שלוםé'}]}, {'responseId': 'r0', 'messageId': 'm0', 'contents': []}, {'responseId': 'r0', 'messageId': 'm0', 'contents': []}],
      ["m0", "m1", "m0", "m1", "m2"])
 
+def alternation(rid, n, said="ok"):
+    """n id-less, untimestamped messages of group rid: user, assistant, user, ... all saying `said`."""
+    return [upd(rid, None, role=("user" if k % 2 == 0 else "assistant"), contents=[text(said)]) for k in range(n)]
+
+
+case("Merge.G1.lookalike_groups_3_and_7", ["G1", "I3", "M3", "M4"],
+     "Issue 12: a 3-message and a 7-message group of the same user/assistant alternation, no ids, no "
+     "createdAt. Any group order is valid (G1); an answer with the 7-message group first must pass, although "
+     "its first three messages look exactly like the 3-message group.",
+     alternation("R_short", 3) + alternation("R_long", 7),
+     ["text:ok"] * 10, {"responseId": "R_short"})
+case("Merge.G1.lookalike_groups_interleaved", ["G1", "I3", "M3", "M4"],
+     "Issue 12, interleaved: the same two look-alike groups with their updates alternating in arrival.",
+     [u for pair in zip(alternation("R_short", 3) + [None] * 4, alternation("R_long", 7)) for u in pair if u],
+     ["text:ok"] * 10, {"responseId": "R_short"})
+case("Merge.I1.label_does_not_move_dangling_updates", ["I1", "M1", "I3"],
+     "Issue 12: dangling updates join the first id's group whichever of the turn's ids labels the response "
+     "(MEAI keeps the last id): an answer labelled R_b still forms and orders the messages as here.",
+     [upd("R_a", "a1", contents=[text("a1")]), upd(None, "d1", contents=[text("d1")]),
+      upd("R_b", "b1", contents=[text("b1")]), upd(None, "d2", contents=[text("d2")])],
+     ["a1", "d1", "d2", "b1"], {"responseId": "R_a"})
+case("Merge.M6.empty_additional_properties_no_message", ["M6", "X2", "R1"],
+     "Issue 12: an update with additionalProperties {} and nothing else opens no message: {} is no additional "
+     "properties (as C2 already reads {}).",
+     [upd(R, None, role="assistant", additionalProperties={}, finishReason="stop"),
+      upd(R, "m1", role="user", contents=[text("x")], additionalProperties={})],
+     ["m1"], {"finishReason": "stop", "messages[0].additionalProperties": "@absent"})
+
 # ---------------------------------------------------------------- M1
 case("Merge.M1.dangling_first_stays_first", ["M1", "I2"],
      "Seed medium test 5 (decided against the old behaviour): a dangling update that arrives first is not moved after keyed messages.",

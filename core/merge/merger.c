@@ -293,13 +293,14 @@ static bool join_message(ts_merger *m, size_t index, const ts_update *u) {
         if (is_usage(c)) continue; /* R2: summed into the response */
         if (!ts_contents_add(m->arena, m->copy, &msg->contents, c)) return false;
     }
-    if (!msg->members && (u->additional_properties || u->extras.u.o.count)) {
+    bool additional = u->additional_properties && u->additional_properties->u.o.count > 0; /* {} is none (M6) */
+    if (!msg->members && (additional || u->extras.u.o.count)) {
         msg->members = ts_arena_calloc(m->arena, 1, sizeof *msg->members);
         if (!msg->members) return false;
         ts_json_builder_init(&msg->members->additional_properties, m->arena);
         ts_json_builder_init(&msg->members->extras, m->arena);
     }
-    if (u->additional_properties) { /* X2: merged per key, the later update wins */
+    if (additional) { /* X2: merged per key, the later update wins */
         msg->members->any_additional_properties = true;
         const ts_json *props = u->additional_properties;
         for (size_t i = 0; i < props->u.o.count; i++)

@@ -42,16 +42,20 @@ typedef struct staged {
     bool has_task;
     ts_checkpoint checkpoint;
     bool has_checkpoint;
+    const char *what;        /* what the commit holds, for the world's commit notices */
     bool active;
 } staged;
 
 struct ts_engine {
     ts_store *store;
-    const ts_scenario *scenario;
+    ts_world *world;
+    char execution_id[TS_UUID_TEXT];
+    ts_str input;            /* the execution's first user message (absent: wait for one) */
     ts_engine_options options;
     ts_arena arena;          /* the journal mirror and the conversation */
     ts_journal journal;
     ts_json *messages;       /* the visible transcript as LLM messages: role, content, timestamp */
+    char (*message_ids)[TS_UUID_TEXT]; /* and the ids of their entries */
     size_t message_count, message_cap;
     char leaf_id[TS_UUID_TEXT];
     staged stage;
@@ -71,10 +75,15 @@ static bool push_message(ts_engine *e, const ts_entry *entry, ts_str timestamp) 
         size_t cap = e->message_cap ? 2 * e->message_cap : 16;
         ts_json *grown = e->messages ? ts_arena_grow(&e->arena, e->messages, e->message_cap * sizeof *grown, cap * sizeof *grown)
                                      : ts_arena_alloc(&e->arena, cap * sizeof *grown);
-        if (!grown) return false;
-        e->messages = grown;
+        char(*ids)[TS_UUID_TEXT] = e->message_ids ? ts_arena_grow(&e->arena, e->message_ids, e->message_cap * sizeof *ids,
+                                                                  cap * sizeof *ids)
+                                                  : ts_arena_alloc(&e->arena, cap * sizeof *ids);
+        if (grown) e->messages = grown;
+        if (ids) e->message_ids = ids;
+        if (!grown || !ids) return false;
         e->message_cap = cap;
     }
+    memcpy(e->message_ids[e->message_count], entry->id, TS_UUID_TEXT);
     ts_json_builder b;
     ts_json_builder_init(&b, &e->arena);
     ts_json_builder_add(&b, "role", ts_json_make_string(ts_str_from(ts_entry_role_name(entry->role))));
@@ -94,7 +103,7 @@ static bool rebuild_conversation(ts_engine *e, const char *leaf, bool reload, ts
         ts_str timestamp = path[i]->timestamp;
         if (reload && e->options.mutant == TS_ENGINE_MUTANT_TIMESTAMPS_ON_LOAD) {
             char now[TS_TIMESTAMP_TEXT];
-            ts_scenario_timestamp(e->scenario, e->journal.entry_count + i, now);
+            e->world->vtable->timestamp(e->world, e->journal.entry_count + i, now);
             timestamp = ts_str_dup(&e->arena, ts_str_from(now));
         }
         if (!push_message(e, path[i], timestamp)) return oom(err);
@@ -137,7 +146,7 @@ static ts_entry *stage_entry(ts_engine *e, ts_entry_role role, const char *paren
     snprintf(entry->parent_id, sizeof entry->parent_id, "%s", parent);
     entry->role = role;
     char timestamp[TS_TIMESTAMP_TEXT];
-    ts_scenario_timestamp(e->scenario, e->journal.entry_count + s->entry_count, timestamp);
+    e->world->vtable->timestamp(e->world, e->journal.entry_count + s->entry_count, timestamp);
     entry->timestamp = ts_str_dup(&s->arena, ts_str_from(timestamp));
     if (!entry->timestamp.ptr || !ts_json_clone(&s->arena, content, &entry->content)) return NULL;
     s->entry_count++;
@@ -180,6 +189,9 @@ static bool commit_stage(ts_engine *e, bool *crashed, ts_error *err) {
         *crashed = true;
         return true;
     }
+    bool (*notify)(ts_world *, bool, uint64_t, const char *, ts_error *) = e->world->vtable->commit;
+    const char *what = s->what ? s->what : "a step";
+    if (notify && !notify(e->world, false, e->commits + 1, what, err)) return false;
     if (e->options.mutant == TS_ENGINE_MUTANT_COUNTER_IDS) drop_colliding_entries(e);
     ts_commit commit = {s->entries, s->entry_count, s->has_task ? &s->task : NULL, s->has_task ? 1 : 0,
                         s->has_checkpoint ? &s->checkpoint : NULL};
@@ -214,7 +226,7 @@ static bool commit_stage(ts_engine *e, bool *crashed, ts_error *err) {
     }
     if (e->options.after_commit) e->options.after_commit(e->options.after_commit_context, e->commits);
     stage_reset(s);
-    return true;
+    return !notify || notify(e->world, true, e->commits, what, err);
 }
 
 /* ------------------------------------------------------------------------ task names ---- */
@@ -309,10 +321,11 @@ static ts_json text_content(ts_arena *arena, ts_str text) {
 
 /* The first commit of an execution: the input as the root user entry. */
 static bool step_begin(ts_engine *e, bool *crashed, ts_error *err) {
-    ts_json content = text_content(&e->stage.arena, e->scenario->input);
+    ts_json content = text_content(&e->stage.arena, e->input);
     ts_json state = state_object(&e->stage.arena, "llm", NULL, 0);
     ts_entry *entry = stage_entry(e, TS_ENTRY_USER, "", &content);
     if (!entry || state.kind != TS_JSON_OBJECT || !stage_checkpoint(e, entry->id, 0, &state)) return oom(err);
+    e->stage.what = "the input";
     e->stage.active = true;
     return commit_stage(e, crashed, err);
 }
@@ -327,6 +340,7 @@ static bool step_signals(ts_engine *e, const ts_json *state, bool *crashed, ts_e
         /* The bug: the cursor moves first, in a commit of its own; a crash before the next
          * commit loses the signals. */
         if (!stage_checkpoint(e, e->leaf_id, to, state)) return oom(err);
+        e->stage.what = "the signal cursor";
         e->stage.active = true;
         if (!commit_stage(e, crashed, err)) return false;
         if (*crashed) return true;
@@ -352,6 +366,7 @@ static bool step_signals(ts_engine *e, const ts_json *state, bool *crashed, ts_e
     }
     ts_json next = state_object(&e->stage.arena, "llm", NULL, 0);
     if (!stage_checkpoint(e, path_len ? ids[path_len - 1] : "", to, &next)) return oom(err);
+    e->stage.what = "user messages";
     e->stage.active = true;
     return commit_stage(e, crashed, err);
 }
@@ -380,14 +395,9 @@ static bool step_llm(ts_engine *e, bool *crashed, ts_error *err) {
     } else if (recorded) {
         ts_error_set(err, "LLM task %s is %s", task.id, ts_task_status_name(recorded->status));
         return false;
-    } else {
-        size_t k = recorded_llm_tasks(&e->journal);
-        if (k >= e->scenario->llm_count) {
-            ts_error_set(err, "the scenario scripts %zu LLM answers and the engine asked for answer %zu",
-                         e->scenario->llm_count, k + 1);
-            return false;
-        }
-        answer = e->scenario->llm[k];
+    } else if (!e->world->vtable->model(e->world, e->messages, (const char(*)[TS_UUID_TEXT])e->message_ids,
+                                        e->message_count, recorded_llm_tasks(&e->journal), arena, &answer, err)) {
+        return false;
     }
     task.status = TS_TASK_COMPLETED;
     task.result = answer;
@@ -398,6 +408,7 @@ static bool step_llm(ts_engine *e, bool *crashed, ts_error *err) {
     bool has_calls = calls && calls->kind == TS_JSON_ARRAY && calls->u.a.count > 0;
     ts_json state = state_object(arena, has_calls ? "tools" : "idle", has_calls ? calls : NULL, 0);
     if (!stage_checkpoint(e, entry->id, e->journal.checkpoint.signals_consumed, &state)) return oom(err);
+    e->stage.what = "a model answer";
     e->stage.active = true;
     return commit_stage(e, crashed, err);
 }
@@ -433,6 +444,7 @@ static bool step_tool(ts_engine *e, const ts_json *state, bool *waiting, bool *c
                                                : state_object(arena, "llm", NULL, 0);
     if (index >= calls->u.a.count) {
         if (!stage_checkpoint(e, e->leaf_id, consumed, &next)) return oom(err);
+        e->stage.what = "the end of the tool calls";
         e->stage.active = true;
         return commit_stage(e, crashed, err);
     }
@@ -451,6 +463,7 @@ static bool step_tool(ts_engine *e, const ts_json *state, bool *waiting, bool *c
     if (!name_task(e, kind, &input, &task, arena, err)) return false;
     if (has_tool_result(e, call_id)) { /* the result is in; only the index is behind */
         if (!stage_checkpoint(e, e->leaf_id, consumed, &next)) return oom(err);
+        e->stage.what = "the tool index";
         e->stage.active = true;
         return commit_stage(e, crashed, err);
     }
@@ -463,23 +476,22 @@ static bool step_tool(ts_engine *e, const ts_json *state, bool *waiting, bool *c
         task.status = recorded->status;
         task.result = recorded->result;
     } else {
-        const ts_tool_script *tool = ts_scenario_tool(e->scenario, name);
-        if (!tool) {
-            char message[200];
-            snprintf(message, sizeof message, "no tool named \"%s\"", kind);
-            task.status = TS_TASK_FAILED;
-            task.result = ts_json_make_string(ts_str_dup(arena, ts_str_from(message)));
-        } else if (tool->async) { /* scheduled; its result arrives later: suspend */
+        ts_tool_status status;
+        ts_json no_arguments = ts_json_make_null();
+        if (!e->world->vtable->tool(e->world, name, call_id, arguments ? arguments : &no_arguments, arena, &status,
+                                    &task.result, err))
+            return false;
+        if (status == TS_TOOL_PENDING) { /* scheduled; its result arrives later: suspend */
             task.status = TS_TASK_PENDING;
+            task.result = ts_json_make_null();
             if (!stage_task(e, &task)) return oom(err);
+            e->stage.what = "a pending tool call";
             e->stage.active = true;
             if (!commit_stage(e, crashed, err)) return false;
             *waiting = !*crashed;
             return true;
-        } else {
-            task.status = tool->failed ? TS_TASK_FAILED : TS_TASK_COMPLETED;
-            task.result = tool->result;
         }
+        task.status = status == TS_TOOL_FAILED ? TS_TASK_FAILED : TS_TASK_COMPLETED;
         if (!stage_task(e, &task)) return oom(err);
     }
     ts_json_builder_init(&b, arena);
@@ -490,30 +502,31 @@ static bool step_tool(ts_engine *e, const ts_json *state, bool *waiting, bool *c
     if (!ts_json_builder_finish(&b, &content)) return oom(err);
     ts_entry *entry = stage_entry(e, TS_ENTRY_TOOL, e->leaf_id, &content);
     if (!entry || !stage_checkpoint(e, entry->id, consumed, &next)) return oom(err);
+    e->stage.what = "a tool result";
     e->stage.active = true;
     return commit_stage(e, crashed, err);
 }
 
 /* ------------------------------------------------------------------------ the engine ---- */
 
-ts_engine *ts_engine_open(ts_store *store, const ts_scenario *scenario, const ts_engine_options *options,
-                          ts_error *err) {
+ts_engine *ts_engine_open(ts_store *store, ts_world *world, const char *execution_id, ts_str input,
+                          const ts_engine_options *options, ts_error *err) {
     ts_engine *e = calloc(1, sizeof *e);
     if (!e) {
         oom(err);
         return NULL;
     }
     e->store = store;
-    e->scenario = scenario;
+    e->world = world;
+    snprintf(e->execution_id, sizeof e->execution_id, "%s", execution_id);
+    e->input = input;
     if (options) e->options = *options;
     ts_arena_init(&e->arena);
     ts_journal_init(&e->journal);
-    if (!ts_store_begin_execution(store, scenario->execution_id, err) ||
-        !ts_store_load(store, &e->arena, &e->journal, err))
+    if (!ts_store_begin_execution(store, e->execution_id, err) || !ts_store_load(store, &e->arena, &e->journal, err))
         goto fail;
-    if (strcmp(e->journal.execution_id, scenario->execution_id) != 0) {
-        ts_error_set(err, "the store holds execution %s, the scenario is %s", e->journal.execution_id,
-                     scenario->execution_id);
+    if (strcmp(e->journal.execution_id, e->execution_id) != 0) {
+        ts_error_set(err, "the store holds execution %s, not %s", e->journal.execution_id, e->execution_id);
         goto fail;
     }
     if (e->journal.has_checkpoint && !rebuild_conversation(e, e->journal.checkpoint.leaf_id, true, err)) goto fail;
@@ -546,6 +559,10 @@ bool ts_engine_run(ts_engine *e, ts_engine_state *out, ts_error *err) {
     for (;;) {
         const ts_journal *j = &e->journal;
         if (!j->has_checkpoint) {
+            if (!e->input.ptr) { /* nothing has begun, and nothing to begin with */
+                *out = TS_ENGINE_WAITING_SIGNAL;
+                return true;
+            }
             if (!step_begin(e, &crashed, err)) return false;
             if (crashed) goto crash;
             continue;
@@ -645,6 +662,8 @@ bool ts_engine_drive(ts_store *store, const ts_scenario *scenario, const ts_engi
     bool ok = false;
     ts_arena scratch;
     ts_arena_init(&scratch);
+    ts_scenario_world world;
+    ts_scenario_world_init(&world, scenario);
     ts_engine *engine = NULL;
     for (;;) {
         if (!engine) {
@@ -652,7 +671,7 @@ bool ts_engine_drive(ts_store *store, const ts_scenario *scenario, const ts_engi
                 run_options.crash_before_commit = 0; /* one crash per drive */
             ts_engine_options these = run_options;
             if (these.crash_before_commit) these.crash_before_commit -= commits;
-            engine = ts_engine_open(store, scenario, &these, err);
+            engine = ts_engine_open(store, &world.base, scenario->execution_id, scenario->input, &these, err);
             if (!engine) goto done;
         }
         uint64_t before = ts_engine_commits(engine);

@@ -14,6 +14,9 @@
  * after a resume finds its recorded result and never runs again. Timestamps are minted once,
  * when an entry is created, and read back verbatim: rebuilding never reads the clock. The
  * engine is the only component that appends entries (one owner of persistence).
+ * What it does not own: the model, the tools and the clock. It asks its world (world.h) for
+ * them — a scenario's scripted world, or the certifier over a pipe — and tells the world
+ * before and after each commit.
  */
 #ifndef TURNSTILE_CORE_ENGINE_H
 #define TURNSTILE_CORE_ENGINE_H
@@ -24,6 +27,7 @@
 #include "core/json/error.h"
 #include "core/resume/scenario.h"
 #include "core/resume/store.h"
+#include "core/resume/world.h"
 
 /* Where a run stopped. */
 typedef enum ts_engine_state {
@@ -63,14 +67,16 @@ typedef struct ts_engine_options {
 
 typedef struct ts_engine ts_engine;
 
-/* Builds an engine over store for scenario: begins the execution if the store is new, loads
- * the journal and rebuilds the conversation from it. NULL with err on failure. The scenario
- * and the options must outlive the engine. */
-ts_engine *ts_engine_open(ts_store *store, const ts_scenario *scenario, const ts_engine_options *options,
-                          ts_error *err);
+/* Builds an engine over store for execution_id, asking world (world.h) for the model, the
+ * tools and the clock: begins the execution if the store is new, loads the journal and
+ * rebuilds the conversation from it. `input` is the first user message, used when the store
+ * holds no step yet; absent (ptr NULL), such an engine waits (TS_ENGINE_WAITING_SIGNAL). NULL
+ * with err on failure. The world, the input and the options must outlive the engine. */
+ts_engine *ts_engine_open(ts_store *store, ts_world *world, const char *execution_id, ts_str input,
+                          const ts_engine_options *options, ts_error *err);
 
 /* Runs until the execution suspends. false with err when a step cannot be committed (the
- * store's error, never swallowed) or the scenario cannot answer (no LLM answer left); the
+ * store's error, never swallowed) or the world cannot answer (e.g. no LLM answer left); the
  * step's commit is kept and retried, with the same ids, by the next call. */
 bool ts_engine_run(ts_engine *engine, ts_engine_state *out, ts_error *err);
 
@@ -82,7 +88,7 @@ uint64_t ts_engine_commits(const ts_engine *engine);
 
 void ts_engine_close(ts_engine *engine); /* accepts NULL */
 
-/* Drives a whole scenario: runs the engine, then applies each event not yet applied (the
+/* Drives a whole scenario (its world is ts_scenario_world): runs the engine, then applies each event not yet applied (the
  * store remembers how many were, so a driver that died resumes exactly) and runs again; a
  * restart event rebuilds the engine from the store, and so does a simulated crash (unless
  * options.stop_at_crash: then the drive stops there, with *out TS_ENGINE_CRASHED). Stops

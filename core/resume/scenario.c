@@ -200,3 +200,50 @@ void ts_scenario_timestamp(const ts_scenario *scenario, uint64_t n, char out[TS_
     snprintf(out, TS_TIMESTAMP_TEXT, "%04d-%02u-%02uT%02d:%02d:%02d.%07d+00:00", (int)year, month % 13, day % 32,
              (int)(rest / 3600), (int)(rest / 60 % 60), (int)(rest % 60), (int)(ticks % 10000000));
 }
+
+/* ------------------------------------------------------------------ the scripted world ---- */
+
+static bool scripted_model(ts_world *world, const ts_json *messages, const char (*ids)[TS_UUID_TEXT], size_t count,
+                           uint64_t ordinal, ts_arena *arena, ts_json *answer, ts_error *err) {
+    (void)messages, (void)ids, (void)count, (void)arena;
+    const ts_scenario *s = ((ts_scenario_world *)world)->scenario;
+    if (ordinal >= s->llm_count) {
+        ts_error_set(err, "the scenario scripts %zu LLM answers and the engine asked for answer %llu", s->llm_count,
+                     (unsigned long long)ordinal + 1);
+        return false;
+    }
+    *answer = s->llm[ordinal];
+    return true;
+}
+
+static bool scripted_tool(ts_world *world, ts_str name, ts_str call_id, const ts_json *arguments, ts_arena *arena,
+                          ts_tool_status *status, ts_json *result, ts_error *err) {
+    (void)call_id, (void)arguments;
+    const ts_tool_script *tool = ts_scenario_tool(((ts_scenario_world *)world)->scenario, name);
+    if (!tool) {
+        char message[200];
+        snprintf(message, sizeof message, "no tool named \"%.*s\"", (int)(name.len > 120 ? 120 : name.len),
+                 name.ptr ? name.ptr : "");
+        *status = TS_TOOL_FAILED;
+        *result = ts_json_make_string(ts_str_dup(arena, ts_str_from(message)));
+        if (!result->u.s.ptr) {
+            ts_error_set(err, "out of memory");
+            return false;
+        }
+        return true;
+    }
+    *status = tool->async ? TS_TOOL_PENDING : tool->failed ? TS_TOOL_FAILED : TS_TOOL_DONE;
+    *result = tool->async ? ts_json_make_null() : tool->result;
+    return true;
+}
+
+static void scripted_timestamp(ts_world *world, uint64_t n, char out[TS_TIMESTAMP_TEXT]) {
+    ts_scenario_timestamp(((ts_scenario_world *)world)->scenario, n, out);
+}
+
+static const ts_world_vtable scripted_vtable = {scripted_model, scripted_tool, scripted_timestamp, NULL};
+
+void ts_scenario_world_init(ts_scenario_world *world, const ts_scenario *scenario) {
+    world->base.vtable = &scripted_vtable;
+    world->scenario = scenario;
+}

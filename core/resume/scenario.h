@@ -16,7 +16,8 @@
  *
  * The k-th LLM task the engine runs gets llm[k] (k counts recorded LLM tasks, so a task that
  * is re-run after a crash gets the same answer). A tool with "async" leaves its task pending:
- * the engine suspends until a {"complete": callId} event records the scripted result.
+ * the engine suspends until a {"complete": callId} event records the scripted result. The
+ * engine asks the scenario's world (ts_scenario_world, world.h), never the scenario itself.
  */
 #ifndef TURNSTILE_CORE_SCENARIO_H
 #define TURNSTILE_CORE_SCENARIO_H
@@ -27,8 +28,9 @@
 
 #include "core/json/arena.h"
 #include "core/json/error.h"
-#include "core/resume/journal.h"
 #include "core/json/json.h"
+#include "core/resume/journal.h"
+#include "core/resume/world.h"
 
 typedef enum ts_event_kind {
     TS_EVENT_SIGNAL,    /* a user message while suspended */
@@ -77,7 +79,17 @@ const ts_tool_script *ts_scenario_tool(const ts_scenario *scenario, ts_str name)
  * to 100 ns, the precision written), written
  * "YYYY-MM-DDThh:mm:ss.fffffff+00:00" (the form .NET writes). Without a clock, the wall clock.
  * Only ever called when an entry is minted, never when one is read back. */
-enum { TS_TIMESTAMP_TEXT = 64 };
 void ts_scenario_timestamp(const ts_scenario *scenario, uint64_t n, char out[TS_TIMESTAMP_TEXT]);
+
+/* The scenario as the engine's world (world.h): the model answers llm[ordinal] (an error past
+ * the last answer), a tool answers its script (async: pending; a tool the scenario does not
+ * script fails with the error `no tool named "NAME"`), the clock is the scenario's, and
+ * commits are not reported. Borrows the scenario, which must outlive it. */
+typedef struct ts_scenario_world {
+    ts_world base;
+    const ts_scenario *scenario;
+} ts_scenario_world;
+
+void ts_scenario_world_init(ts_scenario_world *world, const ts_scenario *scenario);
 
 #endif

@@ -35,6 +35,12 @@ static const char *const escaped_keys =
     "\"llm\":[{\"toolCalls\":[{\"callId\":\"c1\",\"name\":\"t\",\"arguments\":{\"a\\\":1,\\\"b\":2}}]},{\"text\":\"ok\"}],"
     "\"tools\":{\"t\":{\"result\":true}}}";
 
+/* An engine over store in the scenario's scripted world (which must outlive it). */
+static ts_engine *open_engine(ts_store *store, const ts_scenario *s, ts_scenario_world *world, ts_error *err) {
+    ts_scenario_world_init(world, s);
+    return ts_engine_open(store, &world->base, s->execution_id, s->input, NULL, err);
+}
+
 static bool load_scenario(ts_arena *arena, const char *text, ts_scenario *out) {
     ts_json doc;
     ts_error err;
@@ -150,7 +156,8 @@ static void test_tools_suspend_signal_branch(void) {
     ts_store *store = ts_memory_store_new();
     ts_error err;
     ts_error_clear(&err);
-    ts_engine *engine = ts_engine_open(store, &s, NULL, &err);
+    ts_scenario_world world;
+    ts_engine *engine = open_engine(store, &s, &world, &err);
     CHECK(engine != NULL);
     ts_engine_state state;
     CHECK(ts_engine_run(engine, &state, &err));
@@ -260,7 +267,8 @@ static void test_retry_reuses_minted_ids(void) {
     ts_store *store = ts_memory_store_new();
     ts_error err;
     ts_error_clear(&err);
-    ts_engine *engine = ts_engine_open(store, &s, NULL, &err);
+    ts_scenario_world world;
+    ts_engine *engine = open_engine(store, &s, &world, &err);
     ts_memory_store_fail_write_at(store, 1); /* the first commit */
     ts_engine_state state;
     CHECK(!ts_engine_run(engine, &state, &err));
@@ -269,7 +277,7 @@ static void test_retry_reuses_minted_ids(void) {
     const ts_journal *j = ts_engine_journal(engine);
     CHECK(j->entry_count == 2);
     /* A second engine on the same store sees the same ids the first minted. */
-    ts_engine *other = ts_engine_open(store, &s, NULL, &err);
+    ts_engine *other = open_engine(store, &s, &world, &err);
     CHECK(other && strcmp(ts_engine_journal(other)->entries[0].id, j->entries[0].id) == 0);
     ts_engine_close(other);
     ts_engine_close(engine);
@@ -350,6 +358,96 @@ static void test_every_mutant_changes_some_run(void) {
     }
 }
 
+/* A world that records what the engine asks of it, answering through the scripted world. */
+typedef struct recording_world {
+    ts_world base;
+    ts_scenario_world scripted;
+    int model_calls, tool_calls;
+    uint64_t notices[32];    /* commit number * 2 + after */
+    int notice_count;
+    bool ids_match;          /* every model call's ids are its transcript's entry ids, in order */
+    ts_store *store;
+} recording_world;
+
+static bool recording_model(ts_world *w, const ts_json *messages, const char (*ids)[TS_UUID_TEXT], size_t count,
+                            uint64_t ordinal, ts_arena *arena, ts_json *answer, ts_error *err) {
+    recording_world *r = (recording_world *)w;
+    r->model_calls++;
+    ts_arena scratch;
+    ts_arena_init(&scratch);
+    ts_journal j;
+    ts_journal_init(&j);
+    const ts_entry **path;
+    size_t n = 0;
+    bool ok = ts_store_load(r->store, &scratch, &j, err) && ts_journal_path(&j, j.checkpoint.leaf_id, &scratch, &path, &n, err);
+    r->ids_match &= ok && n == count;
+    for (size_t i = 0; ok && i < n && i < count; i++) r->ids_match &= strcmp(path[i]->id, ids[i]) == 0;
+    ts_journal_free(&j);
+    ts_arena_free(&scratch);
+    ts_world *inner = &r->scripted.base;
+    return inner->vtable->model(inner, messages, ids, count, ordinal, arena, answer, err);
+}
+
+static bool recording_tool(ts_world *w, ts_str name, ts_str call_id, const ts_json *arguments, ts_arena *arena,
+                           ts_tool_status *status, ts_json *result, ts_error *err) {
+    recording_world *r = (recording_world *)w;
+    r->tool_calls++;
+    ts_world *inner = &r->scripted.base;
+    return inner->vtable->tool(inner, name, call_id, arguments, arena, status, result, err);
+}
+
+static void recording_timestamp(ts_world *w, uint64_t n, char out[TS_TIMESTAMP_TEXT]) {
+    ts_world *inner = &((recording_world *)w)->scripted.base;
+    inner->vtable->timestamp(inner, n, out);
+}
+
+static bool recording_commit(ts_world *w, bool after, uint64_t number, const char *what, ts_error *err) {
+    (void)err;
+    recording_world *r = (recording_world *)w;
+    CHECK(what && *what);
+    if (r->notice_count < 32) r->notices[r->notice_count++] = number * 2 + after;
+    return true;
+}
+
+static const ts_world_vtable recording_vtable = {recording_model, recording_tool, recording_timestamp,
+                                                 recording_commit};
+
+/* The engine asks its world: one model call per answer, one tool call per synchronous or
+ * pending call, with the transcript's own entry ids; a notice before and after every commit. */
+static void test_engine_asks_its_world(void) {
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_scenario s;
+    CHECK(load_scenario(&arena, with_tools, &s));
+    ts_store *store = ts_memory_store_new();
+    recording_world world = {.base = {&recording_vtable}, .ids_match = true, .store = store};
+    ts_scenario_world_init(&world.scripted, &s);
+    ts_error err;
+    ts_error_clear(&err);
+    ts_engine *engine = ts_engine_open(store, &world.base, s.execution_id, s.input, NULL, &err);
+    CHECK(engine != NULL);
+    ts_engine_state state;
+    CHECK(ts_engine_run(engine, &state, &err));
+    CHECK(state == TS_ENGINE_WAITING_TASK);
+    CHECK(world.model_calls == 1);
+    CHECK(world.tool_calls == 2); /* add, then fetch (pending) */
+    CHECK(world.ids_match);
+    uint64_t commits = ts_engine_commits(engine);
+    CHECK(commits == 4); /* input, answer, add's result, fetch pending */
+    CHECK(world.notice_count == (int)(2 * commits));
+    for (int i = 0; i < world.notice_count; i++) CHECK(world.notices[i] == (uint64_t)(i / 2 + 1) * 2 + (uint64_t)(i % 2));
+    ts_engine_close(engine);
+    /* Absent input: a new store waits, and commits nothing. */
+    ts_store *empty = ts_memory_store_new();
+    engine = ts_engine_open(empty, &world.base, s.execution_id, (ts_str){NULL, 0}, NULL, &err);
+    CHECK(engine && ts_engine_run(engine, &state, &err) && state == TS_ENGINE_WAITING_SIGNAL);
+    CHECK(engine && ts_engine_commits(engine) == 0);
+    ts_engine_close(engine);
+    ts_store_close(empty);
+    ts_store_close(store);
+    ts_arena_free(&arena);
+}
+
 int main(void) {
     TS_RUN(test_n_simple_turns_give_2n_entries);
     TS_RUN(test_tools_suspend_signal_branch);
@@ -358,5 +456,6 @@ int main(void) {
     TS_RUN(test_retry_reuses_minted_ids);
     TS_RUN(test_journal_round_trip_is_byte_identical);
     TS_RUN(test_every_mutant_changes_some_run);
+    TS_RUN(test_engine_asks_its_world);
     return ts_unit_finish();
 }

@@ -1,6 +1,6 @@
 // dotnet-kit: a turnstile testee kit in C#. It speaks the testee protocol (conformance/PROTOCOL.md): one
 // JSON request per line on stdin, one JSON answer per line on stdout. To certify your own merger, change
-// the three lines marked below and run:
+// the lines marked below and run:
 //   dotnet publish -c Release -o out && turnstile certify -- dotnet out/dotnet-kit.dll
 // As shipped it certifies the Agent Framework's own ToAgentResponse (Microsoft.Agents.AI.Abstractions).
 using System.Reflection;
@@ -9,9 +9,11 @@ using System.Text.Json;
 using System.Text.RegularExpressions;
 using Microsoft.Agents.AI;
 
-// ---- THE THREE LINES YOU CHANGE (the third, your package, is the PackageReference in the .csproj) -------
-JsonSerializerOptions libraryOptions = AgentAbstractionsJsonUtilities.DefaultOptions; // 1. your library's own serializer options
-object Merge(JsonElement updates, string? responseId, JsonSerializerOptions o) => updates.Deserialize<List<AgentResponseUpdate>>(o)!.ToAgentResponse(); // 2. your merge call
+// ---- THE LINES YOU CHANGE (the last, your package, is the PackageReference in the .csproj) ---------------
+const string NAME = "dotnet-kit";  // 1. your implementation's name (shown in the report)
+const string VERSION = "0.1.0";    // 2. its version (the report adds the versions of the libraries it references)
+JsonSerializerOptions libraryOptions = AgentAbstractionsJsonUtilities.DefaultOptions; // 3. your library's own serializer options
+object Merge(JsonElement updates, string? responseId, JsonSerializerOptions o) => updates.Deserialize<List<AgentResponseUpdate>>(o)!.ToAgentResponse(); // 4. your merge call
 
 // ---- protocol plumbing: no need to touch -----------------------------------------------------------------
 // The library's options, unchanged but for indentation: an answer is one line (AIJsonUtilities indents).
@@ -19,10 +21,10 @@ var options = new JsonSerializerOptions(libraryOptions) { WriteIndented = false 
 var writerOptions = new JsonWriterOptions { Encoder = options.Encoder, Indented = false, MaxDepth = 4096 };
 var stdout = Console.OpenStandardOutput();
 var stdin = new StreamReader(Console.OpenStandardInput(), new UTF8Encoding(false));
-string name = Assembly.GetEntryAssembly()!.GetName().Name!;
-string version = string.Join(", ", Assembly.GetEntryAssembly()!.GetReferencedAssemblies() // e.g. "Microsoft.Agents.AI.Abstractions 1.28.0"
+string name = NAME;
+string version = VERSION + " (" + string.Join(", ", Assembly.GetEntryAssembly()!.GetReferencedAssemblies() // e.g. "0.1.0 (Microsoft.Agents.AI.Abstractions 1.28.0)"
     .Where(a => a.Name is { } n && !n.StartsWith("System", StringComparison.Ordinal) && n != "netstandard")
-    .Select(a => Assembly.Load(a)).Select(a => $"{a.GetName().Name} {a.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion.Split('+')[0]}"));
+    .Select(a => Assembly.Load(a)).Select(a => $"{a.GetName().Name} {a.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion.Split('+')[0]}")) + ")";
 
 void Answer(string id, Action<Utf8JsonWriter> body)
 {

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# ci/action/certify.sh — the certify step of the turnstile GitHub Action (action.yml), also
+# runnable by hand or from any other CI. Reads:
+#   TURNSTILE_COMMAND              the testee's command line (run with bash -c)
+#   TURNSTILE_EXPECTED_FAILURES    optional expected-failures list to gate on
+#   TURNSTILE_PLATFORM             optional --platform
+#   TURNSTILE_ARGS                 optional further certify options (split like a shell would)
+#   TURNSTILE_JUNIT, TURNSTILE_REPORT_JSON   outputs (defaults turnstile-junit.xml, turnstile-report.json)
+#   GITHUB_STEP_SUMMARY, GITHUB_OUTPUT       when set: the summary (verdict, gate, compliance
+#                                            table) and the `verdict` output are written there
+# Exits with certify's status: 0 pass, 1 failures, 2 bad usage, 3 testee could not start.
+set -uo pipefail
+: "${TURNSTILE_COMMAND:?TURNSTILE_COMMAND is the testee command}"
+junit="${TURNSTILE_JUNIT:-turnstile-junit.xml}"
+report="${TURNSTILE_REPORT_JSON:-turnstile-report.json}"
+options=(--junit "$junit" --report-json "$report")
+[ -n "${TURNSTILE_EXPECTED_FAILURES:-}" ] && options+=(--expected-failures "$TURNSTILE_EXPECTED_FAILURES")
+[ -n "${TURNSTILE_PLATFORM:-}" ] && options+=(--platform "$TURNSTILE_PLATFORM")
+if [ -n "${TURNSTILE_ARGS:-}" ]; then
+    eval "extra=($TURNSTILE_ARGS)"
+    options+=("${extra[@]}")
+fi
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+turnstile certify "${options[@]}" -- bash -c "$TURNSTILE_COMMAND" 2>&1 | tee "$out"
+status=${PIPESTATUS[0]}
+verdict=$(sed -n 's/^verdict: \([A-Z ]*\):.*/\1/p' "$out" | tr 'A-Z' 'a-z')
+[ -n "${GITHUB_OUTPUT:-}" ] && echo "verdict=${verdict:-not certified}" >>"$GITHUB_OUTPUT"
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+    {
+        echo "## turnstile certify: $( [ "$status" -eq 0 ] && echo passed || echo "failed (exit $status)")"
+        echo
+        echo '```'
+        grep -E '^(turnstile |verdict:|gate:|NEW FAILURE|UNEXPECTED PASS|STALE ENTRY|to accept|set apart|[0-9]+ passed, )' "$out"
+        echo '```'
+        echo
+        [ -s "$report" ] && turnstile report "$report" --markdown
+    } >>"$GITHUB_STEP_SUMMARY"
+fi
+exit "$status"

@@ -1,0 +1,59 @@
+/* gate.h — gating CI on a certification: the expected-failures list, per (case, rule).
+ *
+ * Owns: reading, matching and writing expected-failures files. A line is
+ *     CASE RULE    # optional comment
+ * with fnmatch patterns in both fields: `Merge.O3.seed_A10_Bnull_C5 O3`, `Merge.I2.* I2`,
+ * `Merge.X2.big *` (any rule of that case). A failing case fails one or more *keys*: each
+ * Required rule it violates (its id), or, when the testee misbehaved, the harness outcome
+ * ("timeout", "crashed", "exited", "protocol-error"). A key the list does not cover is a new
+ * failure; an entry whose cases all ran and none fails a key it names is an unexpected pass; an
+ * entry naming no case of the suite (or no rule) is stale. Entries about cases outside the run's
+ * selection (--cases, --rules) or set apart by --platform are neither.
+ */
+#ifndef TURNSTILE_CONFORMANCE_CERTIFIER_GATE_H
+#define TURNSTILE_CONFORMANCE_CERTIFIER_GATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "conformance/certifier/run.h"
+
+typedef struct ts_expected_entry {
+    char *case_pattern;
+    char *rule_pattern;
+    int line;
+} ts_expected_entry;
+
+typedef struct ts_expected_failures {
+    ts_expected_entry *entries; /* heap */
+    size_t count;
+} ts_expected_failures;
+
+/* Reads path. Returns false with a reason (naming the line) in why when it cannot be read or a
+ * line is not "CASE RULE". */
+bool ts_expected_failures_load(const char *path, ts_expected_failures *out, char *why, size_t why_size);
+void ts_expected_failures_free(ts_expected_failures *e); /* accepts NULL */
+
+typedef struct ts_gate_counts {
+    size_t expected;            /* cases whose every failure is listed */
+    size_t new_failures;        /* cases with a failure the list does not cover */
+    size_t unexpected_passes;   /* (entry, case) pairs listed as failing that did not fail */
+    size_t stale;               /* entries naming nothing in the suite */
+} ts_gate_counts;
+
+/* Compares the run with the list: marks every case whose failures are all listed (result
+ * ->expected), prints each new failure, unexpected pass and stale entry to out, and, unless
+ * the run matches the list, the command that rewrites it. Returns true when it matches. */
+bool ts_gate_apply(const ts_expected_failures *e, ts_certification *c, FILE *out, const char *rewrite_command,
+                   ts_gate_counts *counts);
+
+/* Writes the run's failures as an expected-failures list: one "CASE RULE" line per failing key.
+ * Flushes f (the caller closes it); false when a write failed. */
+bool ts_expected_failures_write(FILE *f, const ts_certification *c);
+
+/* The failing keys of r (rule ids of Required findings, or the harness outcome), at most max;
+ * returns how many. The strings are borrowed from r. */
+size_t ts_gate_failing_keys(const ts_case_result *r, const char **keys, size_t max);
+
+#endif

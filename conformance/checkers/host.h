@@ -1,0 +1,24 @@
+/* host.h — the checkers' room for the hosting executor: PROTOCOL.md's rules H1-H5 on a host's
+ * answer (the stream it emitted and the response it built).
+ *
+ * Owns: judging a host. H5 runs every merge check (checks.h) on the response, as the merge of
+ * the emitted stream under the stream's own id.
+ */
+#ifndef TURNSTILE_CONFORMANCE_CHECKERS_HOST_H
+#define TURNSTILE_CONFORMANCE_CHECKERS_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "conformance/checkers/findings.h"
+#include "core/json/json.h"
+#include "core/merge/model.h"
+
+/* Checks a host answer: `stream` (the emitted updates, a JSON array) and `response` against the
+ * agent's `emissions` (H1-H5; H5 runs every merge check on the response). `answer_is_error`
+ * when the testee rejected the turn: acceptable only under H3 (conflicting ids). Returns false
+ * only when memory ran out. */
+bool ts_check_host(const ts_update *emissions, size_t count, const ts_json *stream, const ts_json *response,
+                   bool answer_is_error, ts_findings *findings);
+
+#endif

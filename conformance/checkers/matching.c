@@ -1,0 +1,594 @@
+/* matching.c — the exact decider; see matching.h, and DESIGN.md for the argument.
+ *
+ * Classes: group words that every message of this answer fits alike, position by position
+ * (signature.h's view), are one class, used as many times as it has groups. A search state is
+ * the vector of how many words of each class are placed; the answer position is then fixed
+ * (the sum of their lengths). From a state at position p the candidates are the classes with
+ * words left whose word fits the answer at p. Depth-first search over states; a state that
+ * failed is remembered (keyed by a hash of its vector, compared exactly), so no state is
+ * searched twice. Before the exhaustive search, two greedy dives (no backtracking) try the
+ * orders implementations use: groups by first arrival, and the reverse; the search itself
+ * tries longer words first.
+ *
+ * Candidates at p: for each length a word starting with the answer's signature at p can have,
+ * the coarse bucket of the answer's window there (rolling hashes) holds the classes whose word
+ * might fit; each is verified by ts_judge_message (cached per class and position). A bucket of
+ * at most EAGER live classes is verified whole and its fitting classes sorted by the policy. A larger bucket (many words alike
+ * but for agentIds or kept fields the answer shows) is entered through the class whose word
+ * the answer renders exactly there (an exact-signature lookup), then walked lazily in class
+ * order. Either way the set of candidates is exact; only their order is a heuristic, and it
+ * depends on the input alone, never on hash values.
+ */
+#include "conformance/checkers/matching.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conformance/checkers/contents.h"
+#include "conformance/checkers/message.h"
+#include "conformance/checkers/signature.h"
+#include "core/json/strmap.h"
+
+enum { FITS = 1, EXACT = 2, PRECHECK_SCAN = 64, EAGER = 64 };
+enum policy { FORWARD, REVERSE, LONGEST };
+static const uint64_t BASE = 0x9E3779B97F4A7C15ULL | 1;
+#define NONE SIZE_MAX
+#define EMPTY ((ts_str){"", 0})
+
+typedef struct word_class {
+    size_t length, rep;    /* rep: its first group, whose word stands for the class */
+    size_t *groups, group_count, remaining;
+    uint64_t first_coarse; /* coarse signature of the word's first message */
+    size_t exact_next;     /* next class whose rep word has the same exact bucket key */
+    size_t sentinel;       /* its coarse bucket's live list */
+} word_class;
+
+typedef struct node {
+    size_t parent, cls, depth, pos;
+    uint64_t hash;         /* sum of per-class constants over the placed words: a hash of the vector */
+    size_t next_failed;    /* the next failed node with the same hash */
+} node;
+
+typedef struct frame {
+    size_t node;
+    size_t c_begin, c_end, c_next;    /* sorted candidates in s->cand */
+    size_t run, len_i;                /* lazy walk: the lengths run of the first signature, the length */
+    size_t sentinel, cur;             /* lazy walk: the live list being walked and the place in it */
+} frame;
+
+typedef struct search {
+    const ts_expectation *e;
+    const ts_group_words *w;
+    const ts_json *answer;
+    size_t m;
+    ts_signature *asig;
+    uint64_t *pc, *px, *power;        /* prefix hashes of coarse and exact signatures; BASE^k */
+    word_class *cls;
+    size_t ncls, nsentinels;
+    size_t *prev, *next, *live;       /* live lists (classes with words left) per coarse bucket; sizes */
+    size_t *runs, *run_len, *lengths; /* per first signature: its distinct word lengths, ascending */
+    ts_strmap exact_buckets, coarse_buckets, runs_by_sig, verified, failed;
+    node *nodes;
+    size_t nnodes, node_cap;
+    frame *frames;
+    size_t nframes, frame_cap;
+    size_t *cand, ncand, cand_cap;
+    long *tally;                      /* scratch for comparing two states, zero between uses */
+    size_t *touched;
+    size_t best;                      /* the first node reaching the deepest position */
+    enum policy policy;
+    bool oom;
+} search;
+
+static const ts_json *answer_at(const search *s, size_t i) { return &s->answer->u.a.items[i]; }
+
+static const ts_expected_message *word_message(const search *s, size_t group, size_t j) {
+    return &s->e->messages[s->w->items[s->w->start[group] + j]];
+}
+
+static uint64_t bucket_key(uint64_t word_hash, size_t length) { return ts_hash_then(word_hash, length); }
+
+static uint64_t window(const uint64_t *prefix, const search *s, size_t p, size_t length) {
+    return prefix[p + length] - prefix[p] * s->power[length];
+}
+
+static bool grow(void **items, size_t *cap, size_t need, size_t size) {
+    if (need <= *cap) return true;
+    size_t cap2 = *cap ? *cap : 64;
+    while (cap2 < need) cap2 *= 2;
+    void *grown = realloc(*items, cap2 * size);
+    if (!grown) return false;
+    *items = grown;
+    *cap = cap2;
+    return true;
+}
+
+/* --------------------------------------------------------------------------- classes --- */
+
+static bool same_view_word(const search *s, const ts_view *view, const ts_signature *esig, size_t g, size_t h,
+                           size_t length) {
+    for (size_t j = 0; j < length; j++) {
+        size_t a = s->w->items[s->w->start[g] + j], b = s->w->items[s->w->start[h] + j];
+        if (esig[a].coarse != esig[b].coarse || !ts_view_same(view, esig[a].coarse, &s->e->messages[a], &s->e->messages[b]))
+            return false;
+    }
+    return true;
+}
+
+/* Lengths per first signature, for the bucket lookups. */
+typedef struct sig_length {
+    uint64_t sig;
+    size_t length;
+} sig_length;
+
+static int compare_sig_length(const void *pa, const void *pb) {
+    const sig_length *a = pa, *b = pb;
+    if (a->sig != b->sig) return a->sig < b->sig ? -1 : 1;
+    return a->length < b->length ? -1 : a->length > b->length;
+}
+
+/* Classes by view (a map from the view hash of a word to its classes, verified), each class's
+ * groups in arrival order, the live lists, the exact-signature index of rep words, and the
+ * lengths per first signature. */
+static bool build_classes(search *s, ts_arena *arena, const ts_signature *esig, const ts_view *view) {
+    const ts_group_words *w = s->w;
+    size_t groups = w->group_count;
+    size_t *class_of = malloc((groups + 1) * sizeof *class_of), *view_next = malloc((groups + 1) * sizeof *view_next);
+    uint64_t *coarse_of = malloc((groups + 1) * sizeof *coarse_of), *exact_of = malloc((groups + 1) * sizeof *exact_of);
+    ts_strmap by_view;
+    ts_strmap_init(&by_view);
+    s->cls = calloc(groups + 1, sizeof *s->cls);
+    bool ok = class_of && view_next && coarse_of && exact_of && s->cls;
+    for (size_t g = 0; g < groups && ok; g++) {
+        size_t length = w->start[g + 1] - w->start[g];
+        class_of[g] = NONE;
+        if (length == 0) continue;
+        uint64_t exact = 0, coarse = 0, seen = 0;
+        for (size_t j = 0; j < length; j++) {
+            size_t k = w->items[w->start[g] + j];
+            exact = exact * BASE + esig[k].exact;
+            coarse = coarse * BASE + esig[k].coarse;
+            seen = seen * BASE + ts_view_hash(view, esig[k].coarse, &s->e->messages[k]);
+        }
+        coarse_of[g] = bucket_key(coarse, length);
+        exact_of[g] = bucket_key(exact, length);
+        uint64_t key = bucket_key(seen, length);
+        size_t head, c = NONE, last = NONE;
+        if (ts_strmap_get(&by_view, key, EMPTY, &head))
+            for (size_t k = head; k != NONE && c == NONE; k = view_next[k]) {
+                last = k;
+                if (s->cls[k].length == length && same_view_word(s, view, esig, s->cls[k].rep, g, length)) c = k;
+            }
+        if (c == NONE) {
+            c = s->ncls++;
+            s->cls[c] = (word_class){length, g, NULL, 0, 0, esig[w->items[w->start[g]]].coarse, NONE, NONE};
+            view_next[c] = NONE;
+            if (last == NONE) ok = ts_strmap_put(&by_view, key, EMPTY, c);
+            else view_next[last] = c;
+        }
+        class_of[g] = c;
+        s->cls[c].group_count++;
+    }
+    s->prev = malloc((2 * s->ncls + 1) * sizeof *s->prev);
+    s->next = malloc((2 * s->ncls + 1) * sizeof *s->next);
+    s->live = calloc(2 * s->ncls + 1, sizeof *s->live);
+    sig_length *pairs = malloc((s->ncls + 1) * sizeof *pairs);
+    ok = ok && s->prev && s->next && s->live && pairs;
+    for (size_t c = 0; c < s->ncls && ok; c++) {
+        s->cls[c].groups = ts_arena_alloc(arena, s->cls[c].group_count * sizeof *s->cls[c].groups);
+        ok = s->cls[c].groups != NULL;
+    }
+    for (size_t g = 0; g < groups && ok; g++) {
+        size_t c = class_of[g];
+        if (c == NONE) continue;
+        word_class *k = &s->cls[c];
+        k->groups[k->remaining++] = g;
+        if (k->rep != g) continue; /* index each class once, by its rep word */
+        size_t sentinel, head;
+        if (!ts_strmap_get(&s->coarse_buckets, coarse_of[g], EMPTY, &sentinel)) {
+            sentinel = s->ncls + s->nsentinels++;
+            s->prev[sentinel] = s->next[sentinel] = sentinel;
+            ok = ts_strmap_put(&s->coarse_buckets, coarse_of[g], EMPTY, sentinel);
+        }
+        k->sentinel = sentinel;
+        s->live[sentinel]++;
+        s->next[c] = sentinel;
+        s->prev[c] = s->prev[sentinel];
+        s->next[s->prev[sentinel]] = c;
+        s->prev[sentinel] = c;
+        if (ts_strmap_get(&s->exact_buckets, exact_of[g], EMPTY, &head)) { /* keep class order: append */
+            while (s->cls[head].exact_next != NONE) head = s->cls[head].exact_next;
+            s->cls[head].exact_next = c;
+        } else {
+            ok = ok && ts_strmap_put(&s->exact_buckets, exact_of[g], EMPTY, c);
+        }
+    }
+    for (size_t c = 0; c < s->ncls && ok; c++) pairs[c] = (sig_length){s->cls[c].first_coarse, s->cls[c].length};
+    if (ok) qsort(pairs, s->ncls, sizeof *pairs, compare_sig_length);
+    s->lengths = malloc((s->ncls + 1) * sizeof *s->lengths);
+    s->runs = malloc((s->ncls + 1) * sizeof *s->runs);
+    s->run_len = malloc((s->ncls + 1) * sizeof *s->run_len);
+    ok = ok && s->lengths && s->runs && s->run_len;
+    size_t nl = 0, nr = 0;
+    for (size_t i = 0; i < s->ncls && ok; i++) {
+        if (i == 0 || pairs[i].sig != pairs[i - 1].sig) {
+            s->runs[nr] = nl;
+            s->run_len[nr] = 0;
+            ok = ts_strmap_put(&s->runs_by_sig, pairs[i].sig, EMPTY, nr++);
+        } else if (pairs[i].length == pairs[i - 1].length) {
+            continue;
+        }
+        s->lengths[nl++] = pairs[i].length;
+        s->run_len[nr - 1]++;
+    }
+    ts_strmap_free(&by_view);
+    free(class_of);
+    free(view_next);
+    free(coarse_of);
+    free(exact_of);
+    free(pairs);
+    return ok;
+}
+
+/* ---------------------------------------------------------------------- verification --- */
+
+/* FITS | EXACT bits for class c's word at answer position p (p + length <= m): FITS when every
+ * answer message fits the rep word's message, EXACT when it also renders it exactly. */
+static int verify(search *s, size_t c, size_t p) {
+    uint64_t tag = (uint64_t)c * (s->m + 1) + p;
+    size_t cached;
+    if (ts_strmap_get(&s->verified, tag, EMPTY, &cached)) return (int)cached;
+    int bits = FITS | EXACT;
+    for (size_t j = 0; j < s->cls[c].length && bits; j++) {
+        const ts_expected_message *m = word_message(s, s->cls[c].rep, j);
+        const ts_json *got = answer_at(s, p + j);
+        if (!ts_judge_message(NULL, m, got, NULL)) bits = 0;
+        else if (!ts_signature_renders_exactly(m, got)) bits &= ~EXACT;
+    }
+    if (!ts_strmap_put(&s->verified, tag, EMPTY, (size_t)bits)) s->oom = true;
+    return bits;
+}
+
+/* ---------------------------------------------------------------------------- states --- */
+
+static void take(search *s, size_t c) {
+    if (--s->cls[c].remaining > 0) return;
+    s->next[s->prev[c]] = s->next[c]; /* dancing links: c keeps its own links for the undo */
+    s->prev[s->next[c]] = s->prev[c];
+    s->live[s->cls[c].sentinel]--;
+}
+
+static void give_back(search *s, size_t c) {
+    if (s->cls[c].remaining++ > 0) return;
+    s->next[s->prev[c]] = c;
+    s->prev[s->next[c]] = c;
+    s->live[s->cls[c].sentinel]++;
+}
+
+/* Nodes a and b hold the same vector: walk both up to their common ancestor, counting. */
+static bool same_state(search *s, size_t a, size_t b) {
+    if (s->nodes[a].depth != s->nodes[b].depth || s->nodes[a].pos != s->nodes[b].pos) return false;
+    size_t n = 0;
+    while (a != b) {
+        s->tally[s->nodes[a].cls]++;
+        s->tally[s->nodes[b].cls]--;
+        s->touched[n++] = s->nodes[a].cls;
+        s->touched[n++] = s->nodes[b].cls;
+        a = s->nodes[a].parent;
+        b = s->nodes[b].parent;
+    }
+    bool same = true;
+    for (size_t i = 0; i < n; i++) {
+        same &= s->tally[s->touched[i]] == 0;
+        s->tally[s->touched[i]] = 0;
+    }
+    return same;
+}
+
+static bool failed_before(search *s, size_t x) {
+    size_t head;
+    if (!ts_strmap_get(&s->failed, s->nodes[x].hash, EMPTY, &head)) return false;
+    for (size_t k = head; k != NONE; k = s->nodes[k].next_failed)
+        if (same_state(s, k, x)) return true;
+    return false;
+}
+
+static void remember_failed(search *s, size_t x) {
+    size_t head = NONE;
+    ts_strmap_get(&s->failed, s->nodes[x].hash, EMPTY, &head);
+    s->nodes[x].next_failed = head;
+    if (!ts_strmap_put(&s->failed, s->nodes[x].hash, EMPTY, x)) s->oom = true;
+}
+
+static size_t new_node(search *s, size_t parent, size_t c) {
+    if (!grow((void **)&s->nodes, &s->node_cap, s->nnodes + 1, sizeof *s->nodes)) {
+        s->oom = true;
+        return NONE;
+    }
+    node *x = &s->nodes[s->nnodes];
+    if (parent == NONE) {
+        *x = (node){NONE, NONE, 0, 0, 0, NONE};
+    } else {
+        const node *up = &s->nodes[parent];
+        *x = (node){parent, c, up->depth + 1, up->pos + s->cls[c].length, up->hash + ts_hash_mix(c + 0x5EED), NONE};
+    }
+    return s->nnodes++;
+}
+
+/* ------------------------------------------------------------------------ candidates --- */
+
+/* The policy's key of class c: the arrival rank of the group it would place next (FORWARD:
+ * the earliest unused group first; REVERSE: the latest first), or its word's length (LONGEST,
+ * longest first). Ties go to the earlier class. */
+static size_t policy_key(const search *s, size_t c) {
+    const word_class *k = &s->cls[c];
+    if (s->policy == LONGEST) return NONE - k->length;
+    return s->policy == FORWARD ? k->groups[k->group_count - k->remaining] : NONE - k->groups[k->remaining - 1];
+}
+
+static void sort_candidates(search *s, size_t *items, size_t n) { /* insertion sort: lists are short */
+    for (size_t i = 1; i < n; i++)
+        for (size_t k = i; k > 0; k--) {
+            size_t a = policy_key(s, items[k - 1]), b = policy_key(s, items[k]);
+            if (a < b || (a == b && items[k - 1] < items[k])) break;
+            size_t t = items[k];
+            items[k] = items[k - 1];
+            items[k - 1] = t;
+        }
+}
+
+static bool add_candidate(search *s, size_t c) {
+    if (!grow((void **)&s->cand, &s->cand_cap, s->ncand + 1, sizeof *s->cand)) return false;
+    s->cand[s->ncand++] = c;
+    return true;
+}
+
+/* The coarse bucket of the answer's window of `length` at p, or NONE. */
+static size_t bucket_at(const search *s, size_t p, size_t length) {
+    size_t sentinel;
+    return ts_strmap_get(&s->coarse_buckets, bucket_key(window(s->pc, s, p, length), length), EMPTY, &sentinel)
+               ? sentinel
+               : NONE;
+}
+
+/* Opens a frame at node x: the sorted candidates (small buckets whole, large ones' exact
+ * renderings), the lazy walk of large buckets after them. */
+static bool open_frame(search *s, size_t x) {
+    if (!grow((void **)&s->frames, &s->frame_cap, s->nframes + 1, sizeof *s->frames)) return false;
+    size_t p = s->nodes[x].pos, begin = s->ncand;
+    frame fr = {x, begin, begin, begin, NONE, 0, NONE, NONE};
+    if (p < s->m && ts_strmap_get(&s->runs_by_sig, s->asig[p].coarse, EMPTY, &fr.run)) {
+        for (size_t i = 0; i < s->run_len[fr.run]; i++) {
+            size_t length = s->lengths[s->runs[fr.run] + i], sentinel, head;
+            if (p + length > s->m) break;
+            if ((sentinel = bucket_at(s, p, length)) == NONE) continue;
+            if (s->live[sentinel] <= EAGER) {
+                for (size_t c = s->next[sentinel]; c != sentinel; c = s->next[c])
+                    if (s->cls[c].length == length && (verify(s, c, p) & FITS) && !add_candidate(s, c)) return false;
+                continue;
+            }
+            if (!ts_strmap_get(&s->exact_buckets, bucket_key(window(s->px, s, p, length), length), EMPTY, &head)) continue;
+            for (size_t c = head; c != NONE; c = s->cls[c].exact_next)
+                if (s->cls[c].length == length && s->cls[c].remaining > 0 && (verify(s, c, p) & EXACT) &&
+                    !add_candidate(s, c))
+                    return false;
+        }
+    }
+    fr.c_end = s->ncand;
+    if (fr.c_end > begin) sort_candidates(s, s->cand + begin, fr.c_end - begin);
+    s->frames[s->nframes++] = fr;
+    return true;
+}
+
+/* The frame's next candidate class, or NONE. */
+static size_t next_candidate(search *s, frame *fr) {
+    if (fr->c_next < fr->c_end) return s->cand[fr->c_next++];
+    if (fr->run == NONE) return NONE;
+    size_t p = s->nodes[fr->node].pos;
+    while (fr->len_i < s->run_len[fr->run]) { /* the large buckets, lazily */
+        size_t length = s->lengths[s->runs[fr->run] + fr->len_i];
+        if (p + length > s->m) break;
+        if (fr->cur == NONE) {
+            fr->sentinel = bucket_at(s, p, length);
+            if (fr->sentinel == NONE || s->live[fr->sentinel] <= EAGER) { /* none, or taken whole */
+                fr->len_i++;
+                continue;
+            }
+            fr->cur = fr->sentinel;
+        }
+        for (size_t c = s->next[fr->cur]; c != fr->sentinel; c = s->next[c]) {
+            fr->cur = c;
+            if (s->cls[c].length == length && verify(s, c, p) == FITS) return c;
+        }
+        fr->len_i++;
+        fr->cur = NONE;
+    }
+    return NONE;
+}
+
+/* ------------------------------------------------------------------------ the search --- */
+
+/* Depth-first search from the root under the current policy; returns the node where every
+ * word is placed, or NONE. greedy: follow the first candidate only (no backtracking, nothing
+ * remembered); the classes taken are given back before returning. */
+static size_t run_search(search *s, bool greedy) {
+    size_t root = new_node(s, NONE, NONE), found = NONE;
+    if (root == NONE || !open_frame(s, root)) return s->oom = true, NONE;
+    if (s->best == NONE) s->best = root;
+    while (s->nframes > 0 && !s->oom) {
+        frame *fr = &s->frames[s->nframes - 1];
+        size_t x = fr->node;
+        if (s->nodes[x].pos == s->m) { /* all words placed: the lengths sum to m */
+            found = x;
+            break;
+        }
+        size_t c = next_candidate(s, fr);
+        if (c != NONE) {
+            size_t child = new_node(s, x, c);
+            if (child == NONE) break;
+            take(s, c);
+            if (s->nodes[child].pos > s->nodes[s->best].pos) s->best = child;
+            if (!greedy && failed_before(s, child)) {
+                give_back(s, c);
+                continue;
+            }
+            if (!open_frame(s, child)) s->oom = true;
+            continue;
+        }
+        if (greedy) break;
+        remember_failed(s, x); /* every candidate failed: so does this state, however reached */
+        s->ncand = fr->c_begin;
+        s->nframes--;
+        if (s->nodes[x].cls != NONE) give_back(s, s->nodes[x].cls);
+    }
+    for (; s->nframes > 0; s->nframes--) { /* give back what the path holds (a dive, or success) */
+        size_t x = s->frames[s->nframes - 1].node;
+        if (s->nodes[x].cls != NONE) give_back(s, s->nodes[x].cls);
+    }
+    s->ncand = 0;
+    return found;
+}
+
+/* Some answer message fits no expected message at all: the answer is bad without a search.
+ * Sound only in that direction (an undecided message counts as fitting). */
+static bool some_message_fits_nothing(search *s, const ts_signature *esig) {
+    ts_strmap by_exact, by_coarse; /* signature -> first representative; reps chained */
+    ts_strmap_init(&by_exact);
+    ts_strmap_init(&by_coarse);
+    size_t *exact_next = malloc((s->e->message_count + 1) * sizeof *exact_next);
+    size_t *coarse_next = malloc((s->e->message_count + 1) * sizeof *coarse_next);
+    bool ok = exact_next && coarse_next, bad = false;
+    for (size_t k = 0; k < s->e->message_count && ok; k++) {
+        if (s->e->messages[k].omitted) continue;
+        size_t head = NONE, last = NONE;
+        bool known = false;
+        if (ts_strmap_get(&by_exact, esig[k].exact, EMPTY, &head))
+            for (size_t r = head; r != NONE && !known; r = exact_next[r]) {
+                known = ts_signature_same_fit(&s->e->messages[r], &s->e->messages[k]);
+                last = r;
+            }
+        if (known) continue;
+        exact_next[k] = NONE;
+        if (last == NONE) ok = ts_strmap_put(&by_exact, esig[k].exact, EMPTY, k);
+        else exact_next[last] = k;
+        head = NONE;
+        ts_strmap_get(&by_coarse, esig[k].coarse, EMPTY, &head);
+        coarse_next[k] = head;
+        ok = ok && ts_strmap_put(&by_coarse, esig[k].coarse, EMPTY, k);
+    }
+    for (size_t i = 0; i < s->m && ok && !bad; i++) {
+        const ts_json *got = answer_at(s, i);
+        size_t head, scanned = 0;
+        bool fits = false;
+        if (ts_strmap_get(&by_exact, s->asig[i].exact, EMPTY, &head))
+            for (size_t r = head; r != NONE && !fits; r = exact_next[r])
+                fits = ts_judge_message(NULL, &s->e->messages[r], got, NULL);
+        if (!fits && ts_strmap_get(&by_coarse, s->asig[i].coarse, EMPTY, &head))
+            for (size_t r = head; r != NONE && !fits; r = coarse_next[r])
+                fits = ++scanned > PRECHECK_SCAN || ts_judge_message(NULL, &s->e->messages[r], got, NULL);
+        bad = !fits;
+    }
+    ts_strmap_free(&by_exact);
+    ts_strmap_free(&by_coarse);
+    free(exact_next);
+    free(coarse_next);
+    return ok && bad;
+}
+
+/* The pairs of the words placed on the path to node x, in answer order. */
+static bool path_pairs(search *s, ts_arena *arena, size_t x, ts_decision *out) {
+    size_t depth = s->nodes[x].depth, used = 0;
+    size_t *order = malloc((depth + 1) * sizeof *order), *cursor = calloc(s->ncls + 1, sizeof *cursor);
+    out->pairs = ts_arena_alloc(arena, (s->nodes[x].pos + 1) * sizeof *out->pairs);
+    out->group_placed = ts_arena_calloc(arena, s->w->group_count + 1, sizeof *out->group_placed);
+    bool ok = order && cursor && out->pairs && out->group_placed;
+    for (size_t k = x, d = depth; ok && k != NONE && s->nodes[k].cls != NONE; k = s->nodes[k].parent) order[--d] = k;
+    for (size_t d = 0; d < depth && ok; d++) {
+        const node *at = &s->nodes[order[d]];
+        const word_class *c = &s->cls[at->cls];
+        size_t g = c->groups[cursor[at->cls]++], from = at->pos - c->length;
+        out->group_placed[g] = true;
+        for (size_t j = 0; j < c->length; j++)
+            out->pairs[used++] = (ts_pair){s->w->items[s->w->start[g] + j], from + j};
+    }
+    out->pair_count = used;
+    out->reached = ok ? s->nodes[x].pos : 0;
+    free(order);
+    free(cursor);
+    return ok;
+}
+
+static void free_search(search *s) {
+    free(s->asig), free(s->pc), free(s->px), free(s->power), free(s->cls), free(s->prev), free(s->next);
+    free(s->runs), free(s->run_len), free(s->lengths), free(s->nodes), free(s->frames), free(s->cand), free(s->live);
+    free(s->tally), free(s->touched);
+    ts_strmap_free(&s->exact_buckets), ts_strmap_free(&s->coarse_buckets), ts_strmap_free(&s->runs_by_sig);
+    ts_strmap_free(&s->verified), ts_strmap_free(&s->failed);
+}
+
+bool ts_match_decide(ts_arena *arena, const ts_expectation *e, const ts_group_words *words, const ts_json *messages,
+                     ts_decision *out) {
+    memset(out, 0, sizeof *out);
+    search s;
+    memset(&s, 0, sizeof s);
+    s.e = e;
+    s.w = words;
+    s.answer = messages;
+    s.m = messages->u.a.count;
+    s.best = NONE;
+    ts_strmap_init(&s.exact_buckets), ts_strmap_init(&s.coarse_buckets), ts_strmap_init(&s.runs_by_sig);
+    ts_strmap_init(&s.verified), ts_strmap_init(&s.failed);
+    ts_signature *esig = malloc((e->message_count + 1) * sizeof *esig);
+    s.asig = malloc((s.m + 1) * sizeof *s.asig);
+    s.pc = malloc((s.m + 1) * sizeof *s.pc);
+    s.px = malloc((s.m + 1) * sizeof *s.px);
+    s.power = malloc((s.m + 1) * sizeof *s.power);
+    s.tally = calloc(words->group_count + 1, sizeof *s.tally);
+    s.touched = malloc((2 * words->group_count + 1) * sizeof *s.touched);
+    ts_view *view = NULL;
+    bool ok = esig && s.asig && s.pc && s.px && s.power && s.tally && s.touched;
+    size_t visible = 0;
+    for (size_t k = 0; k < e->message_count && ok; k++) {
+        if (e->messages[k].omitted) continue;
+        esig[k] = ts_signature_expected(&e->messages[k]);
+        visible++;
+    }
+    if (ok) {
+        s.pc[0] = s.px[0] = 0;
+        s.power[0] = 1;
+        for (size_t i = 0; i < s.m; i++) {
+            s.asig[i] = ts_signature_answer(answer_at(&s, i));
+            s.pc[i + 1] = s.pc[i] * BASE + s.asig[i].coarse;
+            s.px[i + 1] = s.px[i] * BASE + s.asig[i].exact;
+            s.power[i + 1] = s.power[i] * BASE;
+        }
+        view = ts_view_new(messages, s.asig);
+    }
+    ok = ok && view && build_classes(&s, arena, esig, view);
+    if (ok) {
+        /* Greedy dives in the two usual group orders, then the exhaustive search, longest
+         * words first (fewer, larger pieces: it finds tilings of look-alike words far sooner
+         * than arrival order; any order is exact). An answer already known bad (a message that
+         * fits nothing, or a count that differs) gets a third greedy dive instead of the
+         * search: the dives then only find the deepest split for the diagnostics. */
+        bool plausible = s.m == visible && !some_message_fits_nothing(&s, esig);
+        size_t done = run_search(&s, true);
+        if (done == NONE && !s.oom) {
+            s.policy = REVERSE;
+            done = run_search(&s, true);
+        }
+        if (done == NONE && !s.oom) {
+            s.policy = LONGEST;
+            done = run_search(&s, !plausible);
+        }
+        ok = !s.oom;
+        out->valid = plausible && done != NONE;
+        out->states = s.nnodes;
+        ok = ok && path_pairs(&s, arena, out->valid ? done : s.best, out);
+    }
+    ts_view_free(view);
+    free(esig);
+    free_search(&s);
+    return ok;
+}
