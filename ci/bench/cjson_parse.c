@@ -13,6 +13,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "ci/bench/read_all.h"
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: cjson_parse FILE\n");
@@ -23,27 +25,12 @@ int main(int argc, char **argv) {
         fprintf(stderr, "cjson_parse: cannot open %s\n", argv[1]);
         return 1;
     }
-    size_t cap = 1 << 20, len = 0;
-    char *data = malloc(cap);
-    for (size_t got = 1; data && got;) {
-        if (len == cap) {
-            char *grown = realloc(data, cap * 2);
-            if (!grown) {
-                free(data);
-                data = NULL;
-                break;
-            }
-            data = grown;
-            cap *= 2;
-        }
-        got = fread(data + len, 1, cap - len, f);
-        len += got;
-    }
-    int read_failed = !data || ferror(f);
+    char *data = NULL;
+    size_t len = 0;
+    int read_failed = bench_read_all(f, &data, &len);
     fclose(f);
     if (read_failed) {
         fprintf(stderr, "cjson_parse: cannot read %s\n", argv[1]);
-        free(data);
         return 1;
     }
     unsigned long long updates = 0, line = 0;

@@ -20,29 +20,14 @@
 #include "core/json/codec.h"
 #include "core/merge/model.h"
 #include "core/merge/reader.h"
+#include "ci/bench/read_all.h"
 
 static char *read_all(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 20, n = 0;
-    char *data = malloc(cap);
-    for (size_t got = 1; data && got;) {
-        if (n == cap) {
-            char *grown = realloc(data, cap * 2);
-            if (!grown) {
-                free(data);
-                data = NULL;
-                break;
-            }
-            data = grown;
-            cap *= 2;
-        }
-        got = fread(data + n, 1, cap - n, f);
-        n += got;
-    }
-    fclose(f);
-    *len = n;
-    return data;
+    char *data = NULL;
+    int failed = !f || bench_read_all(f, &data, len);
+    if (f) fclose(f);
+    return failed ? NULL : data;
 }
 
 /* cJSON's tree into arena values (as the codec's strict path copies jansson's). */

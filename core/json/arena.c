@@ -37,14 +37,17 @@ void ts_arena_init(ts_arena *arena) {
     arena->bytes_allocated = 0;
 }
 
-void ts_arena_free(ts_arena *arena) {
-    if (!arena) return;
-    ts_arena_chunk *chunk = arena->head;
+static void free_chunks(ts_arena_chunk *chunk) {
     while (chunk) {
         ts_arena_chunk *next = chunk->next;
         free(chunk);
         chunk = next;
     }
+}
+
+void ts_arena_free(ts_arena *arena) {
+    if (!arena) return;
+    free_chunks(arena->head);
     arena->head = NULL;
     arena->bytes_allocated = 0;
 }
@@ -55,12 +58,7 @@ void ts_arena_reset(ts_arena *arena) {
         ts_arena_free(arena);
         return;
     }
-    ts_arena_chunk *chunk = keep->next;
-    while (chunk) {
-        ts_arena_chunk *next = chunk->next;
-        free(chunk);
-        chunk = next;
-    }
+    free_chunks(keep->next);
     keep->next = NULL;
     keep->used = 0;
     arena->bytes_allocated = sizeof *keep + keep->capacity;

@@ -159,6 +159,10 @@ void ts_json_builder_set(ts_json_builder *b, ts_str key, ts_json value);
 /* Finishes the object; returns false if any allocation failed. */
 bool ts_json_builder_finish(ts_json_builder *b, ts_json *out);
 
+/* Identity, stricter than ts_json_equal: the same kinds (an int is not a real), numbers bit for
+ * bit, members with the same keys in the same order. */
+bool ts_json_identical(const ts_json *a, const ts_json *b);
+
 /* Deep copy into another arena. Returns false on allocation failure. */
 bool ts_json_clone(ts_arena *arena, const ts_json *src, ts_json *out);
 

@@ -15,32 +15,6 @@
 #include "core/json/codec.h"
 #include "core/testing/unit.h"
 
-/* Same kinds, same numbers bit for bit, same members in the same order. */
-static bool identical(const ts_json *a, const ts_json *b) {
-    if (a->kind != b->kind) return false;
-    switch (a->kind) {
-    case TS_JSON_NULL:
-    case TS_JSON_FALSE:
-    case TS_JSON_TRUE: return true;
-    case TS_JSON_INT: return a->u.i == b->u.i;
-    case TS_JSON_REAL: return memcmp(&a->u.r, &b->u.r, sizeof a->u.r) == 0;
-    case TS_JSON_STRING: return ts_str_eq(a->u.s, b->u.s);
-    case TS_JSON_ARRAY:
-        if (a->u.a.count != b->u.a.count) return false;
-        for (size_t i = 0; i < a->u.a.count; i++)
-            if (!identical(&a->u.a.items[i], &b->u.a.items[i])) return false;
-        return true;
-    case TS_JSON_OBJECT:
-        if (a->u.o.count != b->u.o.count) return false;
-        for (size_t i = 0; i < a->u.o.count; i++)
-            if (!ts_str_eq(a->u.o.members[i].key, b->u.o.members[i].key) ||
-                !identical(&a->u.o.members[i].value, &b->u.o.members[i].value))
-                return false;
-        return true;
-    }
-    return false;
-}
-
 static bool same_error(const ts_error *a, const ts_error *b) {
     return a->line == b->line && a->column == b->column && strcmp(a->message, b->message) == 0 &&
            strcmp(a->path, b->path) == 0;
@@ -72,7 +46,7 @@ static void compare_document(const char *text, size_t len) {
         bool f = any ? ts_codec_parse_any(&arena, text, len, &fast, &fast_err)
                      : ts_codec_parse(&arena, text, len, &fast, &fast_err);
         bool s = ts_codec_parse_strict(&arena, text, len, any, &strict, &strict_err);
-        bool agree = f == s && (f ? identical(&fast, &strict) : same_error(&fast_err, &strict_err));
+        bool agree = f == s && (f ? ts_json_identical(&fast, &strict) : same_error(&fast_err, &strict_err));
         if (!agree) {
             CHECK(agree);
             if (disagreements++ < 10) show(any ? "parse_any differs" : "parse differs", text, len);
@@ -98,7 +72,7 @@ static void compare_stream(const char *text, size_t len, size_t window) {
         ts_error_clear(&err_b);
         int ra = ts_value_reader_next(&reader, &arena, &a, &line_a, &err_a);
         int rb = ts_json_stream_next(stream, &arena, &b, &line_b, &err_b);
-        agree = ra == rb && (ra != 1 || (line_a == line_b && identical(&a, &b))) && (ra != -1 || same_error(&err_a, &err_b));
+        agree = ra == rb && (ra != 1 || (line_a == line_b && ts_json_identical(&a, &b))) && (ra != -1 || same_error(&err_a, &err_b));
         if (!agree && disagreements++ < 10) {
             fprintf(stderr, "  value %d: reader %d (line %d, %d:%d %s), stream %d (line %d, %d:%d %s), window %zu\n", n,
                     ra, line_a, err_a.line, err_a.column, err_a.message, rb, line_b, err_b.line, err_b.column,
