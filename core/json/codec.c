@@ -7,6 +7,7 @@
 #include "core/json/codec.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,18 @@ void ts_codec_write_string(ts_buf *buf, ts_str s) {
     const unsigned char *p = (const unsigned char *)s.ptr, *end = p + s.len;
     while (p < end) {
         const unsigned char *run = p; /* bytes copied verbatim in one append */
+        /* Eight bytes at a time while none is '"', '\\' or below 0x20 (text is mostly such). */
+        const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+        while (end - p >= 8) {
+            uint64_t w;
+            memcpy(&w, p, 8);
+            uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
+            uint64_t control = (w - ones * 0x20) & ~w;        /* a byte below 0x20 */
+            uint64_t quoted = (quote - ones) & ~quote;         /* a byte equal to '"' */
+            uint64_t escaped = (backslash - ones) & ~backslash; /* a byte equal to '\\' */
+            if ((control | quoted | escaped) & highs) break;   /* then byte by byte below */
+            p += 8;
+        }
         while (p < end && !needs_escape[*p]) p++;
         if (p > run) ts_buf_append(buf, run, (size_t)(p - run));
         if (p == end) break;

@@ -258,7 +258,48 @@ static void mutations(void) {
     }
 }
 
+/* ts_codec_write_string scans eight bytes at a time: every byte that needs escaping, at every
+ * offset from a word boundary, in strings of every length up to 40, is escaped as one byte at a
+ * time would escape it (RFC 8259's short forms, \u00XX for the other controls). */
+static void string_escapes_at_every_offset(void) {
+    static const char hex[] = "0123456789abcdef";
+    int bad = 0;
+    for (int special = 0; special < 256; special++) {
+        for (size_t len = 1; len <= 40; len++) {
+            for (size_t at = 0; at < len; at++) {
+                char text[40];
+                memset(text, 'a', len);
+                text[at] = (char)special;
+                ts_buf got, want;
+                ts_buf_init(&got);
+                ts_buf_init(&want);
+                ts_codec_write_string(&got, (ts_str){text, len});
+                ts_buf_append_char(&want, '"');
+                for (size_t i = 0; i < len; i++) {
+                    unsigned char c = (unsigned char)text[i];
+                    const char *short_form = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\b' ? "\\b" : c == '\f' ? "\\f"
+                                           : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : NULL;
+                    if (short_form) {
+                        ts_buf_append_str(&want, short_form);
+                    } else if (c < 0x20) {
+                        char u[7] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15], 0};
+                        ts_buf_append_str(&want, u);
+                    } else {
+                        ts_buf_append_char(&want, (char)c);
+                    }
+                }
+                ts_buf_append_char(&want, '"');
+                bad += got.len != want.len || memcmp(got.data, want.data, got.len) != 0;
+                ts_buf_free(&got);
+                ts_buf_free(&want);
+            }
+        }
+    }
+    CHECK(bad == 0);
+}
+
 int main(void) {
+    TS_RUN(string_escapes_at_every_offset);
     TS_RUN(rules_of_w2);
     TS_RUN(nesting);
     TS_RUN(long_streams);
