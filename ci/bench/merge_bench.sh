@@ -23,8 +23,10 @@
 # model, what chose the codec's parser), then a scaling table: turnstile merge on the adversarial
 # shapes of gen_stream.py --shape at n and 10n updates.
 #
-# Every figure is the median of BENCH_RUNS runs; CPU time (user + system, from wait4) stands
-# beside wall time because this machine is shared and noisy; peak RSS is the highest ru_maxrss
+# Every figure is the median of BENCH_RUNS runs, taken in rounds (every tool once per round; n
+# and 10n in turn for the scaling table), so that a ratio compares runs made under the same load;
+# CPU time (user + system, from wait4) stands beside wall time because this machine is shared
+# and noisy; peak RSS is the highest ru_maxrss
 # seen (MiB = 2^20 bytes; MB = 10^6 bytes). The goals printed at the end (issue 15): merge within
 # 2x simdjson parse-only, peak RSS within 2x the input, growth within 11x per 10x on every shape.
 #
@@ -106,35 +108,59 @@ if [ -n "$langchain" ]; then
   fi
 fi
 
-measure() { python3 "$bench_dir/measure.py" "$runs" "$@"; }
-rows="$work/rows"
-: >"$rows"
-row() { # NAME COMMAND...
-  local name=$1
-  shift
-  echo "$name $(measure "$@")" >>"$rows"
+# Every tool once per round, BENCH_RUNS rounds, then each tool's medians: the ratios compare runs
+# made in the same minutes of a shared machine's load.
+medians() { # FILE of "wall cpu kib" lines -> "median_wall median_cpu max_kib"
+  python3 -c 'import statistics, sys
+rows = [list(map(float, l.split())) for l in open(sys.argv[1])]
+print("%.6f %.6f %d" % (statistics.median(r[0] for r in rows), statistics.median(r[1] for r in rows), max(r[2] for r in rows)))' "$1"
 }
-row "turnstile_merge" "$work/turnstile" merge "$stream"
-row "simdjson_parse-only" "$work/simdjson_parse" "$stream"
-row "cJSON_parse-only" "$work/cjson_parse" "$stream"
-row "jansson_parse-only" "$work/jansson_parse" "$stream"
-[ -n "$langchain" ] && row "LangChain_merge_(node)" node "$bench_dir/peers/langchain_merge.mjs" "$stream"
-model_rows="$work/model_rows"
+names=(turnstile_merge simdjson_parse-only cJSON_parse-only jansson_parse-only)
+commands=("$work/turnstile merge $stream" "$work/simdjson_parse $stream" "$work/cjson_parse $stream"
+          "$work/jansson_parse $stream")
+if [ -n "$langchain" ]; then
+  names+=("LangChain_merge_(node)")
+  commands+=("node $bench_dir/peers/langchain_merge.mjs $stream")
+fi
+names+=(model_simdjson model_cjson model_jansson)
+commands+=("$work/parse_model simdjson $stream" "$work/parse_model cjson $stream" "$work/parse_model jansson $stream")
+for ((r = 0; r < runs; r++)); do
+  for i in "${!names[@]}"; do
+    # shellcheck disable=SC2086 # each command is a word list without spaces inside words
+    python3 "$bench_dir/measure.py" 1 ${commands[$i]} >>"$work/runs.$i"
+  done
+done
+rows="$work/rows" model_rows="$work/model_rows"
+: >"$rows"
 : >"$model_rows"
-for p in simdjson cjson jansson; do echo "$p $(measure "$work/parse_model" "$p" "$stream")" >>"$model_rows"; done
+for i in "${!names[@]}"; do
+  case "${names[$i]}" in
+  model_*) echo "${names[$i]#model_} $(medians "$work/runs.$i")" >>"$model_rows" ;;
+  *) echo "${names[$i]} $(medians "$work/runs.$i")" >>"$rows" ;;
+  esac
+done
 
-# Scaling: every shape at n and 10n.
+# Scaling: every shape at n and 10n. The two sizes are run in turn (n, 10n, n, 10n, ...), so that
+# both medians come from the same minutes of a shared machine's load.
 shapes=(realistic one-message-per-update many-response-ids mixed-timestamps identical-messages long-delta-runs)
 scale_rows="$work/scale_rows"
 : >"$scale_rows"
 for shape in "${shapes[@]}"; do
-  line="$shape"
-  for n in "$scale_n" "$((scale_n * 10))"; do
-    python3 "$bench_dir/gen_stream.py" --count "$n" --shape "$shape" --output "$work/shape.jsonl"
-    line="$line $(stat -c %s "$work/shape.jsonl") $(measure "$work/turnstile" merge "$work/shape.jsonl")"
+  python3 "$bench_dir/gen_stream.py" --count "$scale_n" --shape "$shape" --output "$work/small.jsonl"
+  python3 "$bench_dir/gen_stream.py" --count "$((scale_n * 10))" --shape "$shape" --output "$work/large.jsonl"
+  : >"$work/pairs"
+  for ((r = 0; r < runs; r++)); do
+    echo "$(python3 "$bench_dir/measure.py" 1 "$work/turnstile" merge "$work/small.jsonl") $(python3 "$bench_dir/measure.py" 1 "$work/turnstile" merge "$work/large.jsonl")" >>"$work/pairs"
   done
-  echo "$line" >>"$scale_rows"
-  rm -f "$work/shape.jsonl"
+  echo "$shape $(stat -c %s "$work/small.jsonl") $(stat -c %s "$work/large.jsonl") $(python3 - "$work/pairs" <<'EOF2'
+import statistics, sys
+rows = [list(map(float, line.split())) for line in open(sys.argv[1])]
+col = lambda i: [row[i] for row in rows]
+print("%.6f %.6f %d %.6f %.6f %d" % (statistics.median(col(0)), statistics.median(col(1)), max(col(2)),
+                                      statistics.median(col(3)), statistics.median(col(4)), max(col(5))))
+EOF2
+)" >>"$scale_rows"
+  rm -f "$work/small.jsonl" "$work/large.jsonl"
 done
 
 cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
@@ -165,4 +191,4 @@ echo
 echo "scaling: turnstile merge at n = $scale_n and 10n (CPU s, median of $runs; goal: growth at most 11x)"
 awk '
 BEGIN { printf "  %-24s %10s %10s %8s %12s %12s\n", "shape", "CPU n", "CPU 10n", "growth", "MiB at 10n", "RSS/input" }
-{ printf "  %-24s %10.3f %10.3f %7.1fx %12.1f %12.2f\n", $1, $4, $8, $8 / $4, $9 / 1024, $9 * 1024 / $6 }' "$scale_rows"
+{ printf "  %-24s %10.3f %10.3f %7.1fx %12.1f %12.2f\n", $1, $5, $8, $8 / $5, $9 / 1024, $9 * 1024 / $3 }' "$scale_rows"
