@@ -15,13 +15,15 @@ set -euo pipefail
 packages=(
   bazel-bootstrap     # Bazel 4.2.3, built offline against third_party/ shims
   clang               # the plain `clang` name (Debian's points at clang-14)
-  libjansson-dev      # JSON parsing with error positions
+  libjansson-dev      # JSON parsing with error positions: the strict path that names line and column
+  libsimdjson-dev     # the codec's fast path: one pass per update, no per-document tree (core/json)
   libssl-dev          # libcrypto: SHA-256
   uuid-dev            # libuuid: UUIDv4 from the OS CSPRNG
   libsqlite3-dev      # the resume engine's journal
 )
 test_packages=(
   libclang-rt-14-dev  # ASan and UBSan runtimes (and libFuzzer's)
+  libcjson-dev        # a parse-only peer in ci/bench (built by //..., not linked by turnstile)
   python3             # the Python testee kit and the test scripts that read JSON reports
   nodejs              # the Node.js testee kit
 )

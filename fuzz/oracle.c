@@ -62,28 +62,7 @@ bool ts_oracle_check_json(const ts_update *updates, size_t count, const ts_json 
     return ok;
 }
 
-bool ts_oracle_identical(const ts_json *a, const ts_json *b) {
-    if (a->kind != b->kind) return false;
-    switch (a->kind) {
-    case TS_JSON_NULL: case TS_JSON_FALSE: case TS_JSON_TRUE: return true;
-    case TS_JSON_INT: return a->u.i == b->u.i;
-    case TS_JSON_REAL: return memcmp(&a->u.r, &b->u.r, sizeof a->u.r) == 0;
-    case TS_JSON_STRING: return ts_str_eq(a->u.s, b->u.s);
-    case TS_JSON_ARRAY:
-        if (a->u.a.count != b->u.a.count) return false;
-        for (size_t i = 0; i < a->u.a.count; i++)
-            if (!ts_oracle_identical(&a->u.a.items[i], &b->u.a.items[i])) return false;
-        return true;
-    case TS_JSON_OBJECT:
-        if (a->u.o.count != b->u.o.count) return false;
-        for (size_t i = 0; i < a->u.o.count; i++)
-            if (!ts_str_eq(a->u.o.members[i].key, b->u.o.members[i].key) ||
-                !ts_oracle_identical(&a->u.o.members[i].value, &b->u.o.members[i].value))
-                return false;
-        return true;
-    }
-    return false;
-}
+bool ts_oracle_identical(const ts_json *a, const ts_json *b) { return ts_json_identical(a, b); }
 
 void ts_oracle_check(const ts_update *updates, size_t count, const char *response_text, size_t response_len,
                      const char *stream, size_t stream_len) {

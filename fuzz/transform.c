@@ -86,7 +86,7 @@ ts_str ts_transform_respell_created_at(ts_arena *arena, ts_str text, ts_choices 
     while (keep > 1 && digits[keep - 1] == '0') keep--;
     if (at.fraction > 0 || ts_choices_chance(c, 30)) /* trailing zeros at will, up to 16 digits */
         snprintf(fraction, sizeof fraction, ".%.*s", keep + (int)ts_choices_below(c, (uint32_t)(17 - keep)), digits);
-    char zone[16];
+    char zone[16]; /* gcc -Wformat-truncation counts %02d of any int: room for the widest */
     if (offset == 0 && ts_choices_chance(c, 50)) snprintf(zone, sizeof zone, "Z");
     else snprintf(zone, sizeof zone, "%c%02d:%02d", offset < 0 ? '-' : '+', abs(offset) / 60, abs(offset) % 60);
     char out[80];

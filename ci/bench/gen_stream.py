@@ -20,7 +20,20 @@ conformance/examples/handoff.jsonl:
   * about 0.4% of updates are a usage content;
   * the last update (line N) carries the turn's total usage and finishReason "stop".
 
-usage: gen_stream.py [-n N] [--seed S] [-o FILE]     (defaults: 1000000, 20260513, stdout)
+usage: gen_stream.py [-n N] [--seed S] [--shape SHAPE] [-o FILE]
+       (defaults: 1000000, 20260513, realistic, stdout)
+
+--shape picks an adversarial stream for the scaling table of ci/bench/merge_bench.sh instead
+(every update a text delta of 3-20 characters from the same corpus, "role" and "authorName" on
+each message's first update):
+  one-message-per-update   every update opens a message of its own (a new messageId);
+  many-response-ids        every update has a responseId (and a message) of its own;
+  mixed-timestamps         three agents, a new message every 3 updates, createdAt on half of
+                           the updates from a clock that jumps back and forth (so ordering sorts
+                           and anchors untimestamped messages);
+  identical-messages       one messageId, roles alternating user/assistant (M4 splits every
+                           update into a message of its own), the same text every time;
+  long-delta-runs          one message of N text deltas (C2 coalesces them into one).
 """
 import argparse
 import datetime
@@ -177,22 +190,92 @@ def generate(n, seed, out):
     out.write("\n".join(batch))
 
 
+SHAPES = ("realistic", "one-message-per-update", "many-response-ids", "mixed-timestamps",
+          "identical-messages", "long-delta-runs")
+
+
+def generate_shape(n, seed, shape, out):
+    """The adversarial shapes (see the module docstring); deterministic like generate()."""
+    rng = random.Random(seed)
+    r = rng.random
+    encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+    corpus_pos = 0
+    batch = []
+
+    def delta():
+        nonlocal corpus_pos
+        length = 3 + int(r() * 18)
+        text = CORPUS[corpus_pos:corpus_pos + length]
+        if len(text) < length:
+            text += CORPUS[:length - len(text)]
+        corpus_pos = (corpus_pos + length) % len(CORPUS)
+        return text
+
+    def stamp(seconds):
+        moment = BASE_TIME + datetime.timedelta(seconds=seconds)
+        return moment.strftime("%Y-%m-%dT%H:%M:%S") + ".%07d+00:00" % int(r() * TICKS_PER_SECOND)
+
+    for i in range(n):
+        if shape == "one-message-per-update":
+            update = {"responseId": "resp_1", "messageId": "msg_%07d" % i, "role": "assistant",
+                      "authorName": "agent", "contents": [{"$type": "text", "text": delta()}]}
+        elif shape == "many-response-ids":
+            update = {"responseId": "resp_%07d" % i, "messageId": "msg_%07d" % i, "role": "assistant",
+                      "contents": [{"$type": "text", "text": delta()}]}
+        elif shape == "mixed-timestamps":
+            agent = int(r() * 3)
+            update = {"responseId": "resp_%d" % agent, "messageId": "msg_%d_%07d" % (agent, i // 3)}
+            if i % 3 == 0:
+                update["role"] = "assistant"
+                update["authorName"] = "agent_%d" % agent
+            if r() < 0.5:
+                update["createdAt"] = stamp(int(r() * 86400))
+            update["contents"] = [{"$type": "text", "text": delta()}]
+        elif shape == "identical-messages":
+            update = {"responseId": "resp_1", "messageId": "msg_1", "role": "user" if i % 2 else "assistant",
+                      "contents": [{"$type": "text", "text": "the same words"}]}
+        elif shape == "long-delta-runs":
+            update = {"responseId": "resp_1", "messageId": "msg_1", "contents": [{"$type": "text", "text": delta()}]}
+            if i == 0:
+                update["role"] = "assistant"
+                update["authorName"] = "agent"
+        else:
+            raise ValueError(shape)
+        if i == n - 1:
+            update["finishReason"] = "stop"
+        batch.append(encode(update))
+        if len(batch) == 10_000:
+            batch.append("")
+            out.write("\n".join(batch))
+            batch = []
+    batch.append("")
+    out.write("\n".join(batch))
+
+
 def main():
     parser = argparse.ArgumentParser(description="Deterministic AgentResponseUpdate JSON Lines stream.")
     parser.add_argument("-n", "--count", type=int, default=1_000_000, help="updates (lines) to write")
     parser.add_argument("--seed", type=int, default=20260513, help="random seed")
+    parser.add_argument("--shape", default="realistic", choices=SHAPES, help="the stream's shape")
     parser.add_argument("-o", "--output", default="-", help="output file ('-': stdout)")
     args = parser.parse_args()
     if args.count < 1:
         parser.error("--count must be at least 1")
+
+    def write(out):
+        if args.shape == "realistic":
+            generate(args.count, args.seed, out)
+        else:
+            generate_shape(args.count, args.seed, args.shape, out)
+
     if args.output == "-":
         out = io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8", newline="\n", write_through=False)
-        generate(args.count, args.seed, out)
+        write(out)
         out.flush()
         out.detach()
     else:
         with open(args.output, "w", encoding="utf-8", newline="\n") as out:
-            generate(args.count, args.seed, out)
+            write(out)
 
 
 if __name__ == "__main__":

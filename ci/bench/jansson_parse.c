@@ -15,33 +15,7 @@
 
 #include <jansson.h>
 
-/* Reads all of f into a malloc'd buffer. Returns 0, or -1 with errno-style failure. */
-static int read_all(FILE *f, char **out, size_t *out_len) {
-    size_t cap = 1 << 20, len = 0;
-    char *data = malloc(cap);
-    if (!data) return -1;
-    for (;;) {
-        if (len == cap) {
-            char *grown = cap > ((size_t)-1) / 2 ? NULL : realloc(data, cap * 2);
-            if (!grown) {
-                free(data);
-                return -1;
-            }
-            data = grown;
-            cap *= 2;
-        }
-        size_t got = fread(data + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) break;
-    }
-    if (ferror(f)) {
-        free(data);
-        return -1;
-    }
-    *out = data;
-    *out_len = len;
-    return 0;
-}
+#include "ci/bench/read_all.h"
 
 static int blank(const char *p, size_t n) {
     for (size_t i = 0; i < n; i++)
@@ -62,7 +36,7 @@ int main(int argc, char **argv) {
     }
     char *data = NULL;
     size_t len = 0;
-    int rc = read_all(f, &data, &len);
+    int rc = bench_read_all(f, &data, &len);
     if (f != stdin) fclose(f);
     if (rc != 0) {
         fprintf(stderr, "jansson_parse: cannot read %s\n", path);

@@ -1,6 +1,7 @@
 /* table.c — the cross-implementation compliance table; see table.h. */
 #include "conformance/certifier/table.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,11 +10,23 @@
 
 enum { REASON_MAX = 180 };
 
-static bool fail(ts_error *err, const char *path, const char *field, const char *what) {
+/* "PATH:LINE:COLUMN: field: what" in the message (the position of `field` in text, or `at`'s
+ * when it has one), so that every report error names where it is. */
+static bool fail_at(ts_error *err, const char *path, const char *text, size_t len, const ts_error *at,
+                    const char *field, const char *what) {
+    ts_error where;
+    ts_error_clear(&where);
+    if (at && at->line) where = *at;
+    else if (text) ts_codec_locate(text, len, field, &where);
+    char position[40] = "";
+    if (where.line) snprintf(position, sizeof position, ":%d:%d", where.line, where.column);
     ts_error_clear(err);
-    snprintf(err->path, sizeof err->path, "%s", field);
-    ts_error_set(err, "%s: %s", path, what);
+    ts_error_set(err, "%s%s: %s%s%s", path, position, field, field[0] ? ": " : "", what);
     return false;
+}
+
+static bool fail(ts_error *err, const char *path, const char *field, const char *what) {
+    return fail_at(err, path, NULL, 0, NULL, field, what);
 }
 
 bool ts_table_load(ts_table *table, const char *const *paths, size_t count, ts_error *err) {
@@ -23,19 +36,29 @@ bool ts_table_load(ts_table *table, const char *const *paths, size_t count, ts_e
     if (!table->columns) return fail(err, "", "", "out of memory");
     for (size_t i = 0; i < count; i++) {
         size_t len;
+        errno = 0;
         char *text = ts_suite_read_file(paths[i], &len);
-        if (!text) return fail(err, paths[i], "", "cannot read the report");
+        if (!text) return fail(err, paths[i], "", errno ? strerror(errno) : "cannot read the report");
         ts_json *report = ts_arena_alloc(&table->arena, sizeof *report);
         ts_error inner;
         ts_error_clear(&inner);
         bool ok = report && ts_codec_parse(&table->arena, text, len, report, &inner);
+        const char *problem = NULL, *field = "";
+        if (!ok) {
+            problem = inner.message[0] ? inner.message : "out of memory";
+        } else if (!ts_str_eq_cstr(ts_json_string(ts_json_get(report, "format")), "turnstile-certification")) {
+            problem = "not a turnstile certification report (turnstile certify --report-json)", field = "format";
+        } else {
+            const ts_json *rules = ts_json_get(report, "rules"), *cases = ts_json_get(report, "cases");
+            if (!rules || rules->kind != TS_JSON_ARRAY) problem = "must be an array", field = "rules";
+            else if (!cases || cases->kind != TS_JSON_ARRAY) problem = "must be an array", field = "cases";
+        }
+        if (problem) {
+            fail_at(err, paths[i], text, len, ok ? NULL : &inner, field, problem);
+            free(text);
+            return false;
+        }
         free(text);
-        if (!ok) return fail(err, paths[i], "", inner.message[0] ? inner.message : "out of memory");
-        if (!ts_str_eq_cstr(ts_json_string(ts_json_get(report, "format")), "turnstile-certification"))
-            return fail(err, paths[i], "format", "not a turnstile certification report (turnstile certify --report-json)");
-        const ts_json *rules = ts_json_get(report, "rules"), *cases = ts_json_get(report, "cases");
-        if (!rules || rules->kind != TS_JSON_ARRAY) return fail(err, paths[i], "rules", "must be an array");
-        if (!cases || cases->kind != TS_JSON_ARRAY) return fail(err, paths[i], "cases", "must be an array");
         const char *base = strrchr(paths[i], '/');
         base = base ? base + 1 : paths[i];
         size_t base_len = strlen(base);

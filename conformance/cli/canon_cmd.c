@@ -7,7 +7,7 @@
 #include "core/json/canon.h"
 
 static const char canon_usage[] =
-    "usage: turnstile canon [--no-newline] [FILE]\n"
+    "usage: turnstile canon [--no-newline] [--max-input-bytes N] [FILE]\n"
     "\n"
     "Reads one JSON value as I-JSON (RFC 7493) and writes its canonical form (RFC 8785, JCS) on\n"
     "stdout: members sorted by their keys' UTF-16 code units, no whitespace, strings and keys\n"
@@ -25,6 +25,7 @@ static const char canon_usage[] =
     "\n"
     "options:\n"
     "  --no-newline         no newline after the canonical form\n"
+    TS_CLI_MAX_INPUT_HELP
     "  --help               this text\n"
     "\n"
     "exit status: 0 written; 2 input that is not I-JSON (the error names line and column) or\n"
@@ -33,12 +34,19 @@ static const char canon_usage[] =
 int ts_cli_canon(int argc, char **argv) {
     const char *path = NULL;
     bool newline = true;
+    size_t max_input = TS_CLI_MAX_INPUT_DEFAULT;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(canon_usage, stdout);
             return TS_EXIT_OK;
         } else if (strcmp(argv[i], "--no-newline") == 0) {
             newline = false;
+        } else if (strcmp(argv[i], "--max-input-bytes") == 0) {
+            if (++i == argc) {
+                fprintf(stderr, "turnstile canon: --max-input-bytes needs a value\n");
+                return TS_EXIT_USAGE;
+            }
+            if (!ts_cli_parse_max_input("canon", argv[i], &max_input)) return TS_EXIT_USAGE;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             fprintf(stderr, "turnstile canon: unknown option '%s' (see turnstile canon --help)\n", argv[i]);
             return TS_EXIT_USAGE;
@@ -51,7 +59,7 @@ int ts_cli_canon(int argc, char **argv) {
     }
     char *data = NULL;
     size_t len = 0;
-    if (ts_cli_read_file(path, &data, &len) != 0) return TS_EXIT_USAGE;
+    if (ts_cli_read_input(path, max_input, &data, &len) != 0) return TS_EXIT_USAGE;
     const char *name = (!path || strcmp(path, "-") == 0) ? "stdin" : path;
 
     int status = TS_EXIT_OK;

@@ -17,12 +17,14 @@ static const char check_usage[] =
     "{\"stream\": [...], \"response\": {...}} (PROTOCOL.md host rules).\n"
     "\n"
     "  --response-id ID   the turn's id as the host named it (I1)\n"
+    "  --max-input-bytes N  refuse an input longer than N bytes (K, M, G; default 256M; 0: none)\n"
     "\n"
     "exit status: 0 no Required rule violated; 1 violations (listed on stdout); 2 bad input.\n";
 
 int ts_cli_check(int argc, char **argv) {
     const char *stream_path = NULL, *response_path = NULL, *response_id = NULL;
     bool host = false;
+    size_t max_input = TS_CLI_MAX_INPUT_DEFAULT;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(check_usage, stdout);
@@ -35,6 +37,8 @@ int ts_cli_check(int argc, char **argv) {
             response_path = argv[++i];
         } else if (!strcmp(argv[i], "--response-id") && i + 1 < argc) {
             response_id = argv[++i];
+        } else if (!strcmp(argv[i], "--max-input-bytes") && i + 1 < argc) {
+            if (!ts_cli_parse_max_input("check", argv[++i], &max_input)) return TS_EXIT_USAGE;
         } else {
             fprintf(stderr, "turnstile check: unknown argument '%s' (see turnstile check --help)\n", argv[i]);
             return TS_EXIT_USAGE;
@@ -46,7 +50,8 @@ int ts_cli_check(int argc, char **argv) {
     }
     char *stream_text = NULL, *response_text = NULL;
     size_t stream_len, response_len;
-    if (ts_cli_read_file(stream_path, &stream_text, &stream_len) || ts_cli_read_file(response_path, &response_text, &response_len)) {
+    if (ts_cli_read_input(stream_path, max_input, &stream_text, &stream_len) ||
+        ts_cli_read_input(response_path, max_input, &response_text, &response_len)) {
         free(stream_text);
         return TS_EXIT_USAGE;
     }

@@ -28,9 +28,27 @@ bool ts_cli_parse_whole(const char *command, const char *option, const char *tex
 bool ts_cli_parse_real(const char *command, const char *option, const char *text, double min_exclusive, double max,
                        double *out);
 
-/* Reads all of path ("-" or NULL for stdin) into a malloc'd buffer (*data, NUL-terminated).
- * Returns 0, or prints "turnstile: PATH: reason" to stderr and returns non-zero. */
-int ts_cli_read_file(const char *path, char **data, size_t *len);
+/* What a command reads from one input at most unless --max-input-bytes says otherwise: 256 MiB.
+ * `merge` streams (its memory follows the answer); the other commands hold the input whole. */
+#define TS_CLI_MAX_INPUT_DEFAULT ((size_t)256 << 20)
+
+/* The --max-input-bytes line every reading command's --help shows. */
+#define TS_CLI_MAX_INPUT_HELP                                                                   \
+    "  --max-input-bytes N  refuse an input longer than N bytes (K, M, G: binary multiples;\n" \
+    "                       default 256M; 0: no bound)\n"
+
+/* Parses --max-input-bytes' value: digits with an optional K, M or G (2^10, 2^20, 2^30).
+ * Prints the error and returns false when it is not one. */
+bool ts_cli_parse_max_input(const char *command, const char *text, size_t *out);
+
+/* Opens path ("-" or NULL: stdin) for reading; a directory is refused with its reason. Prints
+ * "turnstile: PATH: reason" and returns NULL on failure. */
+FILE *ts_cli_open_input(const char *path);
+
+/* Reads all of path ("-" or NULL for stdin), at most max_bytes (0: no bound), into a malloc'd
+ * buffer (*data, NUL-terminated). Returns 0, or prints "turnstile: PATH: reason" to stderr and
+ * returns non-zero. */
+int ts_cli_read_input(const char *path, size_t max_bytes, char **data, size_t *len);
 
 /* options.c. turnstile's version, and the commit it was built from ("unknown" unless the build
  * defines TURNSTILE_COMMIT, as ci/release.sh does). */

@@ -31,6 +31,7 @@ static const char run_usage[] =
     "  --db FILE                 the journal (SQLite, WAL mode); required\n"
     "  --sync full|normal        SQLite synchronous setting (default full: a commit survives power loss)\n"
     "  --crash-before-commit K   stop as if the process died just before commit K (then run again)\n"
+    "  --max-input-bytes N       refuse a SCENARIO longer than N bytes (K, M, G; default 256M; 0: none)\n"
     "  --help                    this text\n"
     "\n"
     "exit status: 0 the run reached its last event (or the simulated crash); 2 bad usage or a\n"
@@ -85,6 +86,7 @@ int ts_cli_run(int argc, char **argv) {
     const char *scenario_path = NULL, *db = NULL;
     ts_sqlite_options sqlite_options = {0};
     ts_engine_options options = {0};
+    size_t max_input = TS_CLI_MAX_INPUT_DEFAULT;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(run_usage, stdout);
@@ -104,6 +106,8 @@ int ts_cli_run(int argc, char **argv) {
             if (!ts_cli_parse_whole("run", "--crash-before-commit", argv[++i], 1, UINT32_MAX, &k)) return TS_EXIT_USAGE;
             options.crash_before_commit = k;
             options.stop_at_crash = true;
+        } else if (strcmp(argv[i], "--max-input-bytes") == 0 && i + 1 < argc) {
+            if (!ts_cli_parse_max_input("run", argv[++i], &max_input)) return TS_EXIT_USAGE;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             fprintf(stderr, "turnstile run: unknown option or missing value '%s' (see turnstile run --help)\n", argv[i]);
             return TS_EXIT_USAGE;
@@ -120,7 +124,7 @@ int ts_cli_run(int argc, char **argv) {
     }
     char *data = NULL;
     size_t len = 0;
-    if (ts_cli_read_file(scenario_path, &data, &len) != 0) return TS_EXIT_USAGE;
+    if (ts_cli_read_input(scenario_path, max_input, &data, &len) != 0) return TS_EXIT_USAGE;
     ts_arena arena;
     ts_arena_init(&arena);
     ts_json doc;
@@ -131,6 +135,7 @@ int ts_cli_run(int argc, char **argv) {
     ts_store *store = NULL;
     char message[700];
     if (!ts_codec_parse(&arena, data, len, &doc, &err) || !ts_scenario_from_json(&doc, &arena, &scenario, &err)) {
+        if (err.line == 0) ts_codec_locate(data, len, err.path, &err); /* a field error: where it stands */
         ts_error_format(&err, scenario_path, message, sizeof message);
         fprintf(stderr, "turnstile run: %s\n", message);
         status = TS_EXIT_USAGE;

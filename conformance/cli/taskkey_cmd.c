@@ -8,7 +8,7 @@
 #include "core/resume/taskid.h"
 
 static const char taskkey_usage[] =
-    "usage: turnstile taskkey EXEC_ID KIND JSON\n"
+    "usage: turnstile taskkey [--max-input-bytes N] EXEC_ID KIND JSON\n"
     "\n"
     "Prints the idempotency key and the task id that the resume engine gives the task KIND with\n"
     "input JSON in the execution EXEC_ID, byte-compatible with the seed runtime:\n"
@@ -21,21 +21,40 @@ static const char taskkey_usage[] =
     "text in any spelling (it is canonicalised first, see turnstile canon --help), or '-' to\n"
     "read it from stdin.\n"
     "\n"
+    TS_CLI_MAX_INPUT_HELP
+    "\n"
     "exit status: 0 printed; 2 a bad EXEC_ID, input that is not I-JSON (the error names line\n"
     "and column) or bad usage; 1 internal failure.\n";
 
 int ts_cli_taskkey(int argc, char **argv) {
+    const char *args[3];
+    int count = 0;
+    size_t max_input = TS_CLI_MAX_INPUT_DEFAULT;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(taskkey_usage, stdout);
             return TS_EXIT_OK;
         }
     }
-    if (argc != 4) {
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--max-input-bytes") == 0 && count == 0) {
+            if (++i == argc) {
+                fprintf(stderr, "turnstile taskkey: --max-input-bytes needs a value\n");
+                return TS_EXIT_USAGE;
+            }
+            if (!ts_cli_parse_max_input("taskkey", argv[i], &max_input)) return TS_EXIT_USAGE;
+        } else if (count == 3) {
+            count = 4;
+            break;
+        } else {
+            args[count++] = argv[i];
+        }
+    }
+    if (count != 3) {
         fprintf(stderr, "turnstile taskkey: needs EXEC_ID KIND JSON (see turnstile taskkey --help)\n");
         return TS_EXIT_USAGE;
     }
-    const char *exec_id = argv[1], *kind = argv[2], *json_arg = argv[3];
+    const char *exec_id = args[0], *kind = args[1], *json_arg = args[2];
     unsigned char exec_bytes[TS_UUID_LEN];
     if (!ts_uuid_parse(exec_id, exec_bytes)) {
         fprintf(stderr, "turnstile taskkey: EXEC_ID '%s' is not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)\n",
@@ -46,9 +65,13 @@ int ts_cli_taskkey(int argc, char **argv) {
     char *data = NULL;
     size_t len = 0;
     if (from_stdin) {
-        if (ts_cli_read_file(NULL, &data, &len) != 0) return TS_EXIT_USAGE;
+        if (ts_cli_read_input(NULL, max_input, &data, &len) != 0) return TS_EXIT_USAGE;
     } else {
         len = strlen(json_arg);
+        if (max_input && len > max_input) {
+            fprintf(stderr, "turnstile taskkey: JSON: longer than %zu bytes, the input limit (--max-input-bytes)\n", max_input);
+            return TS_EXIT_USAGE;
+        }
         data = malloc(len + 1);
         if (!data) return TS_EXIT_FAILURE;
         memcpy(data, json_arg, len + 1);

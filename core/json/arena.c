@@ -1,6 +1,8 @@
 /* arena.c — chunked bump allocator; see arena.h. */
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
 #include "core/json/arena.h"
 
+#include <sys/mman.h>
 #include <stdalign.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -17,21 +19,49 @@ struct ts_arena_chunk {
     alignas(max_align_t) unsigned char data[];
 };
 
+void ts_memory_advise_huge(void *block, size_t size) {
+#ifdef MADV_HUGEPAGE
+    enum { HUGE_PAGE = 2 << 20 };
+    if (!block || size < 2 * (size_t)HUGE_PAGE) return;
+    uintptr_t start = ((uintptr_t)block + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+    uintptr_t end = ((uintptr_t)block + size) & ~(uintptr_t)(HUGE_PAGE - 1);
+    if (end > start) (void)madvise((void *)start, end - start, MADV_HUGEPAGE); /* advice: failure is harmless */
+#else
+    (void)block;
+    (void)size;
+#endif
+}
+
 void ts_arena_init(ts_arena *arena) {
     arena->head = NULL;
     arena->bytes_allocated = 0;
 }
 
-void ts_arena_free(ts_arena *arena) {
-    if (!arena) return;
-    ts_arena_chunk *chunk = arena->head;
+static void free_chunks(ts_arena_chunk *chunk) {
     while (chunk) {
         ts_arena_chunk *next = chunk->next;
         free(chunk);
         chunk = next;
     }
+}
+
+void ts_arena_free(ts_arena *arena) {
+    if (!arena) return;
+    free_chunks(arena->head);
     arena->head = NULL;
     arena->bytes_allocated = 0;
+}
+
+void ts_arena_reset(ts_arena *arena) {
+    ts_arena_chunk *keep = arena->head;
+    if (!keep || keep->capacity > (size_t)1 << 20) { /* a large one is not kept for later */
+        ts_arena_free(arena);
+        return;
+    }
+    free_chunks(keep->next);
+    keep->next = NULL;
+    keep->used = 0;
+    arena->bytes_allocated = sizeof *keep + keep->capacity;
 }
 
 static size_t round_up(size_t n, size_t align) { return (n + align - 1) & ~(align - 1); }
@@ -59,6 +89,7 @@ static void *alloc_aligned(ts_arena *arena, size_t size, size_t align) {
     if (!dedicated && capacity < size) capacity = size;
     ts_arena_chunk *fresh = malloc(sizeof *fresh + capacity);
     if (!fresh) return NULL;
+    ts_memory_advise_huge(fresh, sizeof *fresh + capacity);
     fresh->capacity = capacity;
     fresh->used = size;
     if (dedicated && chunk) {
@@ -94,6 +125,7 @@ void *ts_arena_grow(ts_arena *arena, void *ptr, size_t old_size, size_t new_size
         if (new_size > SIZE_MAX / 2) return NULL;
         ts_arena_chunk *moved = realloc(c, sizeof *c + new_size);
         if (!moved) return NULL;
+        ts_memory_advise_huge(moved, sizeof *moved + new_size);
         moved->capacity = moved->used = new_size;
         arena->bytes_allocated += new_size - old_size;
         *link = moved;

@@ -23,6 +23,15 @@ void ts_arena_init(ts_arena *arena);
  * Accepts NULL. */
 void ts_arena_free(ts_arena *arena);
 
+/* Asks the kernel to back a large heap block with transparent huge pages (where the system
+ * allows it on request): a merge whose state outgrows the caches then takes 512 times fewer page
+ * faults and far fewer TLB misses. Blocks under 4 MiB are left alone. Owns nothing. */
+void ts_memory_advise_huge(void *block, size_t size);
+
+/* Releases every allocation but keeps one chunk of memory for the allocations to come: for an
+ * arena that holds one short-lived document after another. */
+void ts_arena_reset(ts_arena *arena);
+
 /* Returns `size` bytes aligned for any type, owned by the arena, or NULL when malloc fails
  * or the size overflows. `size` 0 returns a valid unique pointer. */
 void *ts_arena_alloc(ts_arena *arena, size_t size);

@@ -55,8 +55,6 @@ void ts_buf_append(ts_buf *buf, const void *bytes, size_t len) {
 
 void ts_buf_append_str(ts_buf *buf, const char *s) { ts_buf_append(buf, s, strlen(s)); }
 
-void ts_buf_append_char(ts_buf *buf, char c) { ts_buf_append(buf, &c, 1); }
-
 void ts_buf_appendf(ts_buf *buf, const char *fmt, ...) {
     char tmp[4096];
     va_list ap;

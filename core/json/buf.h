@@ -21,7 +21,14 @@ void ts_buf_free(ts_buf *buf);              /* accepts NULL */
 void ts_buf_reset(ts_buf *buf);             /* len = 0, keeps capacity, clears `failed` */
 void ts_buf_append(ts_buf *buf, const void *bytes, size_t len);
 void ts_buf_append_str(ts_buf *buf, const char *s);
-void ts_buf_append_char(ts_buf *buf, char c);
+static inline void ts_buf_append_char(ts_buf *buf, char c) {
+    if (buf->len + 2 <= buf->cap && !buf->failed) { /* room for c and the NUL: the common case */
+        buf->data[buf->len++] = c;
+        buf->data[buf->len] = '\0';
+    } else {
+        ts_buf_append(buf, &c, 1);
+    }
+}
 /* printf-style append; formats longer than 4 KiB are truncated. */
 void ts_buf_appendf(ts_buf *buf, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -10,15 +10,6 @@ ts_str ts_str_from(const char *cstr) {
     return s;
 }
 
-bool ts_str_present(ts_str s) { return s.ptr != NULL; }
-
-bool ts_str_nonempty(ts_str s) { return s.ptr != NULL && s.len > 0; }
-
-bool ts_str_eq(ts_str a, ts_str b) {
-    if (!a.ptr || !b.ptr) return !a.ptr && !b.ptr;
-    return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
-}
-
 bool ts_str_eq_cstr(ts_str a, const char *b) { return ts_str_eq(a, ts_str_from(b)); }
 
 static unsigned char ascii_lower(unsigned char c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
@@ -39,12 +30,53 @@ ts_str ts_str_dup(ts_arena *arena, ts_str s) {
     return out;
 }
 
+const char ts_json_common_keys[TS_KEY_COUNT][TS_KEY_ROW] = {
+    [TS_KEY_TYPE] = "$type", [TS_KEY_TEXT] = "text", [TS_KEY_ROLE] = "role", [TS_KEY_CONTENTS] = "contents",
+    [TS_KEY_CALL_ID] = "callId", [TS_KEY_NAME] = "name", [TS_KEY_RESULT] = "result", [TS_KEY_DETAILS] = "details",
+    [TS_KEY_ARGUMENTS] = "arguments", [TS_KEY_AGENT_ID] = "agentId", [TS_KEY_MODEL_ID] = "modelId",
+    [TS_KEY_CREATED_AT] = "createdAt", [TS_KEY_MESSAGE_ID] = "messageId", [TS_KEY_RESPONSE_ID] = "responseId",
+    [TS_KEY_AUTHOR_NAME] = "authorName", [TS_KEY_ANNOTATIONS] = "annotations",
+    [TS_KEY_FINISH_REASON] = "finishReason", [TS_KEY_PROTECTED_DATA] = "protectedData",
+    [TS_KEY_CONVERSATION_ID] = "conversationId", [TS_KEY_TOTAL_TOKEN_COUNT] = "totalTokenCount",
+    [TS_KEY_INPUT_TOKEN_COUNT] = "inputTokenCount", [TS_KEY_OUTPUT_TOKEN_COUNT] = "outputTokenCount",
+    [TS_KEY_ADDITIONAL_COUNTS] = "additionalCounts", [TS_KEY_INFORMATIONAL_ONLY] = "informationalOnly",
+    [TS_KEY_CONTINUATION_TOKEN] = "continuationToken", [TS_KEY_ADDITIONAL_PROPERTIES] = "additionalProperties",
+};
+
+/* The names by length (the longest is 20 bytes) and first byte: no two share both. */
+const signed char ts_json_keys_by_length[TS_KEY_MAX_LEN + 1][4] = {
+    [0] = {-1}, [1] = {-1}, [2] = {-1}, [3] = {-1},
+    [4] = {TS_KEY_TEXT, TS_KEY_ROLE, TS_KEY_NAME, -1},
+    [5] = {TS_KEY_TYPE, -1},
+    [6] = {TS_KEY_CALL_ID, TS_KEY_RESULT, -1},
+    [7] = {TS_KEY_DETAILS, TS_KEY_AGENT_ID, TS_KEY_MODEL_ID, -1},
+    [8] = {TS_KEY_CONTENTS, -1},
+    [9] = {TS_KEY_ARGUMENTS, TS_KEY_CREATED_AT, TS_KEY_MESSAGE_ID, -1},
+    [10] = {TS_KEY_RESPONSE_ID, TS_KEY_AUTHOR_NAME, -1},
+    [11] = {TS_KEY_ANNOTATIONS, -1},
+    [12] = {TS_KEY_FINISH_REASON, -1},
+    [13] = {TS_KEY_PROTECTED_DATA, -1},
+    [14] = {TS_KEY_CONVERSATION_ID, -1},
+    [15] = {TS_KEY_TOTAL_TOKEN_COUNT, TS_KEY_INPUT_TOKEN_COUNT, -1},
+    [16] = {TS_KEY_OUTPUT_TOKEN_COUNT, TS_KEY_ADDITIONAL_COUNTS, -1},
+    [17] = {TS_KEY_INFORMATIONAL_ONLY, TS_KEY_CONTINUATION_TOKEN, -1},
+    [18] = {-1},
+    [19] = {-1},
+    [20] = {TS_KEY_ADDITIONAL_PROPERTIES, -1},
+};
+
+ts_key_id ts_json_key_id_slow(ts_str key) {
+    const char *common = key.ptr ? ts_json_common_key(key.ptr, key.len) : NULL;
+    return common ? (ts_key_id)((common - ts_json_common_keys[0]) / TS_KEY_ROW) : TS_KEY_OTHER;
+}
+
 const ts_json *ts_json_get(const ts_json *object, const char *key) {
     if (!object || object->kind != TS_JSON_OBJECT) return NULL;
     size_t key_len = strlen(key);
     for (size_t i = 0; i < object->u.o.count; i++) {
         const ts_member *m = &object->u.o.members[i];
-        if (m->key.len == key_len && memcmp(m->key.ptr, key, key_len) == 0) return &m->value;
+        if (m->key.len == key_len && (key_len == 0 || m->key.ptr[0] == key[0]) && memcmp(m->key.ptr, key, key_len) == 0)
+            return &m->value;
     }
     return NULL;
 }
@@ -136,6 +168,31 @@ bool ts_json_equal(const ts_json *a, const ts_json *b) {
         return true;
     default: return false;
     }
+}
+
+bool ts_json_identical(const ts_json *a, const ts_json *b) {
+    if (a->kind != b->kind) return false;
+    switch (a->kind) {
+    case TS_JSON_NULL:
+    case TS_JSON_FALSE:
+    case TS_JSON_TRUE: return true;
+    case TS_JSON_INT: return a->u.i == b->u.i;
+    case TS_JSON_REAL: return memcmp(&a->u.r, &b->u.r, sizeof a->u.r) == 0;
+    case TS_JSON_STRING: return ts_str_eq(a->u.s, b->u.s);
+    case TS_JSON_ARRAY:
+        if (a->u.a.count != b->u.a.count) return false;
+        for (size_t i = 0; i < a->u.a.count; i++)
+            if (!ts_json_identical(&a->u.a.items[i], &b->u.a.items[i])) return false;
+        return true;
+    case TS_JSON_OBJECT:
+        if (a->u.o.count != b->u.o.count) return false;
+        for (size_t i = 0; i < a->u.o.count; i++)
+            if (!ts_str_eq(a->u.o.members[i].key, b->u.o.members[i].key) ||
+                !ts_json_identical(&a->u.o.members[i].value, &b->u.o.members[i].value))
+                return false;
+        return true;
+    }
+    return false;
 }
 
 ts_json ts_json_make_null(void) {
@@ -235,7 +292,9 @@ bool ts_json_clone(ts_arena *arena, const ts_json *src, ts_json *out) {
         ts_member *members = ts_arena_alloc(arena, src->u.o.count * sizeof *members);
         if (!members) return false;
         for (size_t i = 0; i < src->u.o.count; i++) {
-            members[i].key = ts_str_dup(arena, src->u.o.members[i].key);
+            ts_str key = src->u.o.members[i].key;
+            const char *common = ts_json_common_key(key.ptr, key.len);
+            members[i].key = common ? (ts_str){common, key.len} : ts_str_dup(arena, key);
             if (!members[i].key.ptr) return false;
             if (!ts_json_clone(arena, &src->u.o.members[i].value, &members[i].value)) return false;
         }

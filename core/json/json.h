@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/json/arena.h"
 
@@ -54,12 +55,70 @@ struct ts_member {
 
 /* --- strings --- */
 ts_str ts_str_from(const char *cstr);                /* borrows cstr; NULL gives absent */
-bool ts_str_present(ts_str s);                       /* ptr != NULL */
-bool ts_str_nonempty(ts_str s);                      /* present and len > 0 */
-bool ts_str_eq(ts_str a, ts_str b);                  /* both absent, or same bytes */
+static inline bool ts_str_present(ts_str s) { return s.ptr != NULL; }
+static inline bool ts_str_nonempty(ts_str s) { return s.ptr != NULL && s.len > 0; } /* present, len > 0 */
+/* a[0..n) == b[0..n): short strings (ids, keys) by two overlapping word loads, no call. */
+static inline bool ts_bytes_equal(const char *a, const char *b, size_t n) {
+    if (n >= 8 && n <= 16) {
+        uint64_t a0, b0, a1, b1;
+        memcpy(&a0, a, 8);
+        memcpy(&b0, b, 8);
+        memcpy(&a1, a + n - 8, 8);
+        memcpy(&b1, b + n - 8, 8);
+        return a0 == b0 && a1 == b1;
+    }
+    if (n >= 4 && n < 8) {
+        uint32_t a0, b0, a1, b1;
+        memcpy(&a0, a, 4);
+        memcpy(&b0, b, 4);
+        memcpy(&a1, a + n - 4, 4);
+        memcpy(&b1, b + n - 4, 4);
+        return a0 == b0 && a1 == b1;
+    }
+    return n == 0 || memcmp(a, b, n) == 0;
+}
+static inline bool ts_str_eq(ts_str a, ts_str b) { /* both absent, or same bytes */
+    if (!a.ptr || !b.ptr) return !a.ptr && !b.ptr;
+    return a.len == b.len && ts_bytes_equal(a.ptr, b.ptr, a.len);
+}
 bool ts_str_eq_cstr(ts_str a, const char *b);
 bool ts_str_eq_nocase(ts_str a, ts_str b);           /* ASCII case-insensitive */
 ts_str ts_str_dup(ts_arena *arena, ts_str s);        /* copy into arena; absent stays absent */
+
+/* The wire format's member names. Readers (the codec, ts_json_clone) point keys that are one
+ * of them at the static copy in ts_json_common_keys instead of copying them: most keys of a
+ * stream are these few, millions of times; and a key's id is then known from its address. */
+typedef enum ts_key_id {
+    TS_KEY_TYPE, TS_KEY_TEXT, TS_KEY_ROLE, TS_KEY_CONTENTS, TS_KEY_CALL_ID, TS_KEY_NAME, TS_KEY_RESULT,
+    TS_KEY_DETAILS, TS_KEY_ARGUMENTS, TS_KEY_AGENT_ID, TS_KEY_MODEL_ID, TS_KEY_CREATED_AT, TS_KEY_MESSAGE_ID,
+    TS_KEY_RESPONSE_ID, TS_KEY_AUTHOR_NAME, TS_KEY_ANNOTATIONS, TS_KEY_FINISH_REASON, TS_KEY_PROTECTED_DATA,
+    TS_KEY_CONVERSATION_ID, TS_KEY_TOTAL_TOKEN_COUNT, TS_KEY_INPUT_TOKEN_COUNT, TS_KEY_OUTPUT_TOKEN_COUNT,
+    TS_KEY_ADDITIONAL_COUNTS, TS_KEY_INFORMATIONAL_ONLY, TS_KEY_CONTINUATION_TOKEN, TS_KEY_ADDITIONAL_PROPERTIES,
+    TS_KEY_COUNT,
+    TS_KEY_OTHER = TS_KEY_COUNT, /* any other name */
+} ts_key_id;
+
+enum { TS_KEY_ROW = 24 };
+extern const char ts_json_common_keys[TS_KEY_COUNT][TS_KEY_ROW]; /* "$type", "text", ... in ts_key_id order */
+
+/* The static copy of key[0..len) when it is one of the names, else NULL. */
+enum { TS_KEY_MAX_LEN = 20 };
+extern const signed char ts_json_keys_by_length[TS_KEY_MAX_LEN + 1][4]; /* ids, -1 ends a row */
+static inline const char *ts_json_common_key(const char *key, size_t len) {
+    if (len > TS_KEY_MAX_LEN) return NULL;
+    for (const signed char *id = ts_json_keys_by_length[len]; *id >= 0; id++)
+        if (ts_json_common_keys[*id][0] == key[0] && ts_bytes_equal(ts_json_common_keys[*id], key, len))
+            return ts_json_common_keys[*id];
+    return NULL;
+}
+
+/* The id of a key (by its address when it points into ts_json_common_keys, else by its bytes). */
+ts_key_id ts_json_key_id_slow(ts_str key);
+static inline ts_key_id ts_json_key_id(ts_str key) {
+    uintptr_t offset = (uintptr_t)key.ptr - (uintptr_t)ts_json_common_keys; /* wraps when below */
+    if (offset < sizeof ts_json_common_keys && offset % TS_KEY_ROW == 0) return (ts_key_id)(offset / TS_KEY_ROW);
+    return ts_json_key_id_slow(key);
+}
 
 /* --- reading --- */
 /* Borrowed pointer to the member value with that key, or NULL. NULL object gives NULL. */
@@ -99,6 +158,10 @@ void ts_json_builder_add_str(ts_json_builder *b, const char *key, ts_str value);
 void ts_json_builder_set(ts_json_builder *b, ts_str key, ts_json value);
 /* Finishes the object; returns false if any allocation failed. */
 bool ts_json_builder_finish(ts_json_builder *b, ts_json *out);
+
+/* Identity, stricter than ts_json_equal: the same kinds (an int is not a real), numbers bit for
+ * bit, members with the same keys in the same order. */
+bool ts_json_identical(const ts_json *a, const ts_json *b);
 
 /* Deep copy into another arena. Returns false on allocation failure. */
 bool ts_json_clone(ts_arena *arena, const ts_json *src, ts_json *out);

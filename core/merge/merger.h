@@ -10,7 +10,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <stdio.h>
+
 #include "core/json/arena.h"
+#include "core/json/codec.h"
 #include "core/json/error.h"
 #include "core/merge/model.h"
 #include "core/json/timestamp.h"
@@ -46,6 +49,36 @@ typedef struct ts_merge_options {
  * counter sum that overflows int64 (err->line names the update), or out of memory. */
 bool ts_merge(ts_arena *arena, const ts_update *updates, size_t count, const ts_merge_options *options,
               ts_response *out, ts_error *err);
+
+/* An incremental merge: the same response as ts_merge, byte for byte, with the updates given
+ * one at a time, so that a stream need not be held whole (`turnstile merge` reads a file this
+ * way). Owns: its maps and scratch (heap); the response lives in the arena. */
+typedef struct ts_merger ts_merger;
+
+/* A merger allocating in arena. With copy_updates, an update's memory may go away once
+ * ts_merger_add returns: what the response needs is copied into the arena (a coalesced text
+ * run costs its text, not its deltas); without, every update must stay valid until
+ * ts_merger_finish (ts_merge's case: nothing is copied). options may be NULL. NULL when out of
+ * memory. */
+ts_merger *ts_merger_new(ts_arena *arena, const ts_merge_options *options, bool copy_updates);
+
+/* Folds in the next update; u->index must be its arrival position (0, 1, ...). Returns false
+ * with err set when a usage counter sum overflows int64 (err->line names the update) or memory
+ * runs out; the merger then takes nothing more. */
+bool ts_merger_add(ts_merger *merger, const ts_update *u, ts_error *err);
+
+/* The response (once per merger). Fails as ts_merge does: no update at all, a failed add, out
+ * of memory, or an ordering function that did not return a permutation. */
+bool ts_merger_finish(ts_merger *merger, ts_response *out, ts_error *err);
+
+/* ts_merger_finish, with the response written to file as it is formed (as
+ * ts_codec_write_file(ts_response_to_json(response)) would write it, byte for byte, then
+ * `end`), one message at a time: the messages' JSON is never all held at once. Returns 0, -1
+ * when the merge fails (err as ts_merger_finish), or 1 when writing fails (err says so; what
+ * was written stays written). */
+int ts_merger_finish_to_file(ts_merger *merger, FILE *file, ts_write_style style, const char *end, ts_error *err);
+
+void ts_merger_free(ts_merger *merger); /* accepts NULL */
 
 /* The ResponseId the merger derives when neither the options nor any update give one (I1.3):
  * "turnstile-" and 32 hex digits of SHA-256 over the updates as compact JSON. */

@@ -6,6 +6,8 @@
 
 #include "core/json/codec.h"
 
+#define TYPE_IS(t, name) ((t).len == sizeof(name) - 1 && memcmp((t).ptr, name, sizeof(name) - 1) == 0)
+
 const char *const ts_usage_counter_names[TS_USAGE_COUNTER_COUNT] = {
     "inputTokenCount",      "outputTokenCount",    "totalTokenCount",
     "cachedInputTokenCount", "reasoningTokenCount", "inputAudioTokenCount",
@@ -200,23 +202,23 @@ bool ts_content_validate(const ts_json *content, const char *path, ts_error *err
     if (!optional_field(content, "annotations", path, false, false, false, true, err)) return false;
     if (!optional_field(content, "additionalProperties", path, false, true, false, false, err)) return false;
     ts_str t = ts_json_string(type);
-    if (ts_str_eq_cstr(t, "text")) return optional_field(content, "text", path, true, false, false, false, err);
-    if (ts_str_eq_cstr(t, "reasoning"))
+    if (TYPE_IS(t, "text")) return optional_field(content, "text", path, true, false, false, false, err);
+    if (TYPE_IS(t, "reasoning"))
         return optional_field(content, "text", path, true, false, false, false, err) &&
                optional_field(content, "protectedData", path, true, false, false, false, err);
-    if (ts_str_eq_cstr(t, "functionCall"))
+    if (TYPE_IS(t, "functionCall"))
         return required_string(content, "callId", path, err) && required_string(content, "name", path, err) &&
                optional_field(content, "arguments", path, false, true, false, false, err) &&
                optional_field(content, "informationalOnly", path, false, false, true, false, err);
-    if (ts_str_eq_cstr(t, "functionResult")) return required_string(content, "callId", path, err);
-    if (ts_str_eq_cstr(t, "usage")) {
+    if (TYPE_IS(t, "functionResult")) return required_string(content, "callId", path, err);
+    if (TYPE_IS(t, "usage")) {
         const ts_json *details = ts_json_get(content, "details");
         if (!details || details->kind == TS_JSON_NULL) return true;
         char sub[160];
         snprintf(sub, sizeof sub, "%s.details", path);
         return validate_usage_details(details, sub, err);
     }
-    if (ts_str_eq_cstr(t, "error"))
+    if (TYPE_IS(t, "error"))
         return optional_field(content, "message", path, true, false, false, false, err) &&
                optional_field(content, "errorCode", path, true, false, false, false, err) &&
                optional_field(content, "details", path, true, false, false, false, err);
@@ -229,25 +231,79 @@ typedef enum field_kind { F_STRING, F_CREATED_AT, F_CONTENTS, F_ADDITIONAL } fie
 
 typedef struct known_field {
     const char *name;
+    size_t len;
     field_kind kind;
     size_t offset; /* of the ts_str in ts_update, for F_STRING */
 } known_field;
 
+#define FIELD(name, kind, offset) {name, sizeof name - 1, kind, offset}
 static const known_field update_fields[] = {
-    {"authorName", F_STRING, offsetof(ts_update, author_name)},
-    {"role", F_STRING, offsetof(ts_update, role)},
-    {"contents", F_CONTENTS, 0},
-    {"additionalProperties", F_ADDITIONAL, 0},
-    {"agentId", F_STRING, offsetof(ts_update, agent_id)},
-    {"responseId", F_STRING, offsetof(ts_update, response_id)},
-    {"messageId", F_STRING, offsetof(ts_update, message_id)},
-    {"conversationId", F_STRING, offsetof(ts_update, conversation_id)},
-    {"createdAt", F_CREATED_AT, offsetof(ts_update, created_at)},
-    {"finishReason", F_STRING, offsetof(ts_update, finish_reason)},
-    {"modelId", F_STRING, offsetof(ts_update, model_id)},
-    {"continuationToken", F_STRING, offsetof(ts_update, continuation_token)},
+    FIELD("authorName", F_STRING, offsetof(ts_update, author_name)),
+    FIELD("role", F_STRING, offsetof(ts_update, role)),
+    FIELD("contents", F_CONTENTS, 0),
+    FIELD("additionalProperties", F_ADDITIONAL, 0),
+    FIELD("agentId", F_STRING, offsetof(ts_update, agent_id)),
+    FIELD("responseId", F_STRING, offsetof(ts_update, response_id)),
+    FIELD("messageId", F_STRING, offsetof(ts_update, message_id)),
+    FIELD("conversationId", F_STRING, offsetof(ts_update, conversation_id)),
+    FIELD("createdAt", F_CREATED_AT, offsetof(ts_update, created_at)),
+    FIELD("finishReason", F_STRING, offsetof(ts_update, finish_reason)),
+    FIELD("modelId", F_STRING, offsetof(ts_update, model_id)),
+    FIELD("continuationToken", F_STRING, offsetof(ts_update, continuation_token)),
 };
+#undef FIELD
 enum { UPDATE_FIELD_COUNT = sizeof update_fields / sizeof update_fields[0] };
+
+/* update_fields' index + 1 of each key id (0: not a field of updates). */
+static const unsigned char update_field_of_key[TS_KEY_COUNT + 1] = {
+    [TS_KEY_AUTHOR_NAME] = 1, [TS_KEY_ROLE] = 2, [TS_KEY_CONTENTS] = 3, [TS_KEY_ADDITIONAL_PROPERTIES] = 4,
+    [TS_KEY_AGENT_ID] = 5, [TS_KEY_RESPONSE_ID] = 6, [TS_KEY_MESSAGE_ID] = 7, [TS_KEY_CONVERSATION_ID] = 8,
+    [TS_KEY_CREATED_AT] = 9, [TS_KEY_FINISH_REASON] = 10, [TS_KEY_MODEL_ID] = 11, [TS_KEY_CONTINUATION_TOKEN] = 12,
+};
+
+static const known_field *find_update_field(ts_str key) {
+    unsigned char k = update_field_of_key[ts_json_key_id(key)];
+    return k ? &update_fields[k - 1] : NULL;
+}
+
+static bool is_nothing_or(const ts_json *v, ts_json_kind kind) { return !v || v->kind == TS_JSON_NULL || v->kind == kind; }
+
+/* True only when ts_content_validate accepts the content, found in one pass over its members;
+ * false means "ask ts_content_validate" (an invalid content, or a type checked only there). */
+static bool content_surely_valid(const ts_json *c) {
+    if (c->kind != TS_JSON_OBJECT) return false;
+    const ts_json *type = NULL, *annotations = NULL, *additional = NULL, *text = NULL, *protected_data = NULL,
+                  *call_id = NULL, *name = NULL, *arguments = NULL, *informational = NULL;
+    for (size_t i = 0; i < c->u.o.count; i++) {
+        const ts_json *v = &c->u.o.members[i].value;
+        const ts_json **slot = NULL;
+        switch (ts_json_key_id(c->u.o.members[i].key)) {
+        case TS_KEY_TYPE: slot = &type; break;
+        case TS_KEY_ANNOTATIONS: slot = &annotations; break;
+        case TS_KEY_ADDITIONAL_PROPERTIES: slot = &additional; break;
+        case TS_KEY_TEXT: slot = &text; break;
+        case TS_KEY_PROTECTED_DATA: slot = &protected_data; break;
+        case TS_KEY_CALL_ID: slot = &call_id; break;
+        case TS_KEY_NAME: slot = &name; break;
+        case TS_KEY_ARGUMENTS: slot = &arguments; break;
+        case TS_KEY_INFORMATIONAL_ONLY: slot = &informational; break;
+        default: break;
+        }
+        if (slot && !*slot) *slot = v; /* the first of a name, as ts_json_get finds it */
+    }
+    if (type && type->kind != TS_JSON_STRING) return false;
+    if (!is_nothing_or(annotations, TS_JSON_ARRAY) || !is_nothing_or(additional, TS_JSON_OBJECT)) return false;
+    ts_str t = ts_json_string(type);
+    if (TYPE_IS(t, "text")) return is_nothing_or(text, TS_JSON_STRING);
+    if (TYPE_IS(t, "reasoning")) return is_nothing_or(text, TS_JSON_STRING) && is_nothing_or(protected_data, TS_JSON_STRING);
+    if (TYPE_IS(t, "functionCall"))
+        return call_id && call_id->kind == TS_JSON_STRING && name && name->kind == TS_JSON_STRING &&
+               is_nothing_or(arguments, TS_JSON_OBJECT) &&
+               (!informational || informational->kind == TS_JSON_NULL || informational->kind == TS_JSON_TRUE ||
+                informational->kind == TS_JSON_FALSE);
+    if (TYPE_IS(t, "functionResult")) return call_id && call_id->kind == TS_JSON_STRING;
+    return false; /* usage, error and the rest: ts_content_validate decides */
+}
 
 static const ts_json empty_array = {TS_JSON_ARRAY, {.a = {NULL, 0}}};
 
@@ -264,13 +320,7 @@ bool ts_update_from_json(ts_arena *arena, const ts_json *object, size_t index, i
     ts_json_builder_init(&extras, arena);
     for (size_t i = 0; i < object->u.o.count; i++) {
         const ts_member *m = &object->u.o.members[i];
-        const known_field *f = NULL;
-        for (size_t k = 0; k < UPDATE_FIELD_COUNT; k++) {
-            if (ts_str_eq_cstr(m->key, update_fields[k].name)) {
-                f = &update_fields[k];
-                break;
-            }
-        }
+        const known_field *f = find_update_field(m->key);
         if (!f) {
             ts_json_builder_add_key(&extras, m->key, m->value);
             continue;
@@ -292,12 +342,12 @@ bool ts_update_from_json(ts_arena *arena, const ts_json *object, size_t index, i
         case F_CONTENTS:
             if (v->kind != TS_JSON_ARRAY) return wrong_type(err, path_prefix, f->name, "an array or null", v);
             for (size_t c = 0; c < v->u.a.count; c++) {
-                char path[160];
+                if (content_surely_valid(&v->u.a.items[c]) || ts_content_validate(&v->u.a.items[c], "", NULL)) continue;
+                char path[160]; /* formatted only to name the field that is wrong */
                 snprintf(path, sizeof path, "%s%scontents[%zu]", path_prefix, path_prefix[0] ? "." : "", c);
-                if (!ts_content_validate(&v->u.a.items[c], path, err)) {
-                    if (err) err->line = line;
-                    return false;
-                }
+                ts_content_validate(&v->u.a.items[c], path, err);
+                if (err) err->line = line;
+                return false;
             }
             out->contents = v;
             break;
@@ -312,57 +362,6 @@ bool ts_update_from_json(ts_arena *arena, const ts_json *object, size_t index, i
         ts_error_set(err, "out of memory");
         return false;
     }
-    return true;
-}
-
-static bool append_update(ts_arena *arena, ts_update **updates, size_t *count, size_t *cap, const ts_json *value,
-                          int line, const char *prefix, ts_error *err) {
-    if (*count == *cap) {
-        size_t new_cap = *cap ? *cap * 2 : 64;
-        ts_update *grown = ts_arena_grow(arena, *updates, *cap * sizeof *grown, new_cap * sizeof *grown);
-        if (!grown) {
-            ts_error_clear(err);
-            ts_error_set(err, "out of memory");
-            return false;
-        }
-        *updates = grown;
-        *cap = new_cap;
-    }
-    if (!ts_update_from_json(arena, value, *count, line, prefix, &(*updates)[*count], err)) return false;
-    (*count)++;
-    return true;
-}
-
-bool ts_stream_read(ts_arena *arena, const char *data, size_t len, ts_stream *out, ts_error *err) {
-    ts_value_reader reader;
-    ts_value_reader_init(&reader, data, len);
-    ts_update *updates = NULL;
-    size_t count = 0, cap = 0;
-    out->updates = NULL;
-    out->count = 0;
-    for (;;) {
-        ts_json value;
-        int line = 0;
-        int got = ts_value_reader_next(&reader, arena, &value, &line, err);
-        if (got < 0) return false;
-        if (got == 0) break;
-        if (value.kind == TS_JSON_ARRAY) {
-            for (size_t i = 0; i < value.u.a.count; i++) {
-                char prefix[32];
-                snprintf(prefix, sizeof prefix, "[%zu]", i);
-                if (!append_update(arena, &updates, &count, &cap, &value.u.a.items[i], line, prefix, err)) return false;
-            }
-        } else if (!append_update(arena, &updates, &count, &cap, &value, line, "", err)) {
-            return false;
-        }
-    }
-    if (count == 0) {
-        ts_error_clear(err);
-        ts_error_set(err, "the stream holds no update (an empty input, or only empty arrays)");
-        return false;
-    }
-    out->updates = updates;
-    out->count = count;
     return true;
 }
 
@@ -407,7 +406,7 @@ bool ts_update_to_json(const ts_update *u, ts_arena *arena, ts_json *out) {
 
 /* ---------------------------------------------------------------------------- response -- */
 
-static bool message_to_json(const ts_message *m, ts_arena *arena, ts_json *out) {
+bool ts_message_to_json(const ts_message *m, ts_arena *arena, ts_json *out) {
     ts_json_builder b;
     ts_json_builder_init(&b, arena);
     ts_json_builder_add_str(&b, "role", m->role);
@@ -446,7 +445,7 @@ bool ts_response_to_json(const ts_response *r, ts_arena *arena, ts_json *out) {
     ts_json *messages = ts_arena_alloc(arena, (r->message_count ? r->message_count : 1) * sizeof *messages);
     if (!messages) return false;
     for (size_t i = 0; i < r->message_count; i++)
-        if (!message_to_json(&r->messages[i], arena, &messages[i])) return false;
+        if (!ts_message_to_json(&r->messages[i], arena, &messages[i])) return false;
     ts_json array = ts_json_make_null();
     array.kind = TS_JSON_ARRAY;
     array.u.a.items = messages;

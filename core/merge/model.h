@@ -141,6 +141,9 @@ typedef struct ts_response {
     size_t message_count;
 } ts_response;
 
+/* One message as JSON, as it stands in the response's "messages" (see below). */
+bool ts_message_to_json(const ts_message *message, ts_arena *arena, ts_json *out);
+
 /* The response as JSON: responseId, agentId, createdAt, finishReason, usage,
  * continuationToken, conversationId, modelId, messages (role, authorName, messageId,
  * createdAt, agentId, contents, additionalProperties, extras). Absent fields are omitted. */

@@ -241,10 +241,10 @@ static bool index_copy(const ts_id_index *src, ts_id_index *dst, ts_arena *arena
     }
     dst->capacity = src->capacity;
     dst->count = src->count;
-    for (size_t i = 0; i < src->other.capacity; i++) { /* the rare ids that are not UUIDs */
-        const ts_strmap_slot *slot = &src->other.slots[i];
-        ts_str key = slot->hash ? ts_str_dup(arena, slot->key) : (ts_str){NULL, 0};
-        if (slot->hash && (!key.ptr || !ts_strmap_put(&dst->other, slot->tag, key, slot->value))) return false;
+    for (size_t i = 0; i < src->other.count; i++) { /* the rare ids that are not UUIDs */
+        const ts_strmap_entry *entry = &src->other.entries[i];
+        ts_str key = ts_str_dup(arena, entry->key);
+        if (!key.ptr || !ts_strmap_put(&dst->other, entry->tag, key, entry->value)) return false;
     }
     return true;
 }

@@ -1,0 +1,136 @@
+/* order.c — the reference order of a response's messages (SPEC §3.3: I3, O1..O3); see merger.h.
+ *
+ * Linear but for one sort: messages are bucketed by response group in one counting pass (I3),
+ * then each group's timestamped messages are sorted by (instant, arrival) and its untimestamped
+ * ones placed by a single merge. Every scratch array is allocated once, for all groups.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "core/merge/merger.h"
+
+typedef struct timed {
+    ts_instant at;
+    size_t arrival;
+    size_t member; /* position in the group's members[] */
+} timed;
+
+static int compare_timed(const void *pa, const void *pb) {
+    const timed *a = pa, *b = pb;
+    int c = ts_instant_compare(a->at, b->at);
+    if (c) return c;                                               /* O1: earlier instant first */
+    return a->arrival < b->arrival ? -1 : a->arrival > b->arrival; /* O2: then arrival */
+}
+
+typedef struct scratch {
+    timed *stamped;
+    size_t *rank;   /* by position in members[] */
+    long *anchor;   /* by position in members[] */
+} scratch;
+
+/* Orders one group: members[0..n) are item indices in first-arrival order; writes them in
+ * SPEC order to out[]. Timestamped items are sorted by (instant, arrival). Each untimestamped
+ * item goes right after its anchor: the latest (in sorted order) timestamped item that
+ * immediately preceded, in arrival, it or an earlier untimestamped item of the group; with no
+ * anchor it goes first. Anchors never decrease along arrival, so placement is a single merge. */
+static void order_one_group(const ts_order_item *items, const size_t *members, size_t n, const scratch *s,
+                            size_t *out) {
+    size_t stamped_count = 0;
+    for (size_t i = 0; i < n; i++) {
+        const ts_order_item *m = &items[members[i]];
+        if (!m->has_created_at) continue;
+        s->stamped[stamped_count].at = m->created_at;
+        s->stamped[stamped_count].arrival = m->first_arrival;
+        s->stamped[stamped_count].member = i;
+        stamped_count++;
+    }
+    if (stamped_count > 1) qsort(s->stamped, stamped_count, sizeof *s->stamped, compare_timed);
+    for (size_t r = 0; r < stamped_count; r++) s->rank[s->stamped[r].member] = r;
+
+    long current = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (items[members[i]].has_created_at) continue;
+        if (i > 0 && items[members[i - 1]].has_created_at && (long)s->rank[i - 1] > current)
+            current = (long)s->rank[i - 1];
+        s->anchor[i] = current;
+    }
+    size_t written = 0, next_untimed = 0;
+    for (long r = -1; r < (long)stamped_count; r++) {
+        if (r >= 0) out[written++] = members[s->stamped[r].member];
+        for (; next_untimed < n; next_untimed++) {
+            if (items[members[next_untimed]].has_created_at) continue;
+            if (s->anchor[next_untimed] != r) break;
+            out[written++] = members[next_untimed];
+        }
+    }
+}
+
+typedef struct keyed {
+    size_t group, index;
+} keyed;
+
+static int compare_keyed(const void *pa, const void *pb) {
+    const keyed *a = pa, *b = pb;
+    if (a->group != b->group) return a->group < b->group ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* members[] gets the item indices grouped by group number, each group in item order; starts[g]
+ * (g in 0..groups] delimits group g. Group numbers are dense from the merger (a counting sort);
+ * a swapped-in caller may use any numbers, which are then sorted. */
+static size_t group_items(const ts_order_item *items, size_t count, size_t *members, size_t **starts_out) {
+    size_t groups = 0;
+    for (size_t i = 0; i < count; i++)
+        if (items[i].group >= groups) groups = items[i].group + 1;
+    if (groups <= 2 * count + 1) {
+        size_t *starts = calloc(groups + 1, sizeof *starts);
+        if (!starts) return SIZE_MAX;
+        for (size_t i = 0; i < count; i++) starts[items[i].group + 1]++;
+        for (size_t g = 0; g < groups; g++) starts[g + 1] += starts[g];
+        size_t *fill = malloc((groups ? groups : 1) * sizeof *fill);
+        if (!fill) {
+            free(starts);
+            return SIZE_MAX;
+        }
+        for (size_t g = 0; g < groups; g++) fill[g] = starts[g];
+        for (size_t i = 0; i < count; i++) members[fill[items[i].group]++] = i;
+        free(fill);
+        *starts_out = starts;
+        return groups;
+    }
+    /* Sparse group numbers (a swapped-in caller's): sorted by (group, index). */
+    keyed *sorted = malloc((count ? count : 1) * sizeof *sorted);
+    if (!sorted) return SIZE_MAX;
+    for (size_t i = 0; i < count; i++) sorted[i] = (keyed){items[i].group, i};
+    qsort(sorted, count, sizeof *sorted, compare_keyed);
+    for (size_t i = 0; i < count; i++) members[i] = sorted[i].index;
+    free(sorted);
+    size_t distinct = 0;
+    for (size_t i = 0; i < count; i++)
+        if (i == 0 || items[members[i]].group != items[members[i - 1]].group) distinct++;
+    size_t *starts = malloc((distinct + 1) * sizeof *starts);
+    if (!starts) return SIZE_MAX;
+    size_t g = 0;
+    for (size_t i = 0; i < count; i++)
+        if (i == 0 || items[members[i]].group != items[members[i - 1]].group) starts[g++] = i;
+    starts[distinct] = count;
+    *starts_out = starts;
+    return distinct;
+}
+
+bool ts_merge_order_reference(const ts_order_item *items, size_t count, size_t *order, void *context) {
+    (void)context;
+    size_t n = count ? count : 1;
+    size_t *members = malloc(n * sizeof *members), *starts = NULL;
+    scratch s = {malloc(n * sizeof *s.stamped), malloc(n * sizeof *s.rank), malloc(n * sizeof *s.anchor)};
+    size_t groups = members && s.stamped && s.rank && s.anchor ? group_items(items, count, members, &starts) : SIZE_MAX;
+    if (groups != SIZE_MAX) /* I3: each group contiguous, in first-arrival order */
+        for (size_t g = 0; g < groups; g++)
+            order_one_group(items, members + starts[g], starts[g + 1] - starts[g], &s, order + starts[g]);
+    free(members);
+    free(starts);
+    free(s.stamped);
+    free(s.rank);
+    free(s.anchor);
+    return groups != SIZE_MAX;
+}
