@@ -810,16 +810,20 @@ static bool open_database(sqlite_store *s, const char *path, const ts_sqlite_opt
     if (kind == FILE_REFUSED || (kind == FILE_TURNSTILE && !prepare_statements(s, err))) return false;
     int64_t ignored;
     const char *sync = options->synchronous == TS_SQLITE_SYNC_NORMAL ? "PRAGMA synchronous = NORMAL"
-                                                                    : "PRAGMA synchronous = FULL";
-    if (!set_wal_mode(s, err) || !query_int(s, sync, &ignored, "setting synchronous", err)) return false;
+                       : options->synchronous == TS_SQLITE_SYNC_OFF  ? "PRAGMA synchronous = OFF"
+                                                                     : "PRAGMA synchronous = FULL";
+    if (!query_int(s, sync, &ignored, "setting synchronous", err) || !set_wal_mode(s, err) ||
+        !query_int(s, sync, &ignored, "setting synchronous", err))
+        return false;
     return kind == FILE_TURNSTILE || (create_schema(s, err) && prepare_statements(s, err));
 }
 
 ts_store *ts_sqlite_store_open(const char *path, const ts_sqlite_options *options, ts_error *err) {
     static const ts_sqlite_options defaults = {TS_SQLITE_SYNC_FULL, NULL, 0};
     if (!options) options = &defaults;
-    if (options->synchronous != TS_SQLITE_SYNC_FULL && options->synchronous != TS_SQLITE_SYNC_NORMAL) {
-        ts_error_set(err, "open %s: synchronous must be FULL or NORMAL", path);
+    if (options->synchronous != TS_SQLITE_SYNC_FULL && options->synchronous != TS_SQLITE_SYNC_NORMAL &&
+        options->synchronous != TS_SQLITE_SYNC_OFF) {
+        ts_error_set(err, "open %s: synchronous must be FULL, NORMAL or OFF", path);
         return NULL;
     }
     sqlite_store *s = calloc(1, sizeof *s);
