@@ -16,6 +16,8 @@ static bool failing(const ts_case_result *r) { return r->verdict == TS_VERDICT_F
 static bool rule_applies(const char *rule, const char *op) {
     if (rule[0] == 'H') return strcmp(op, "host") == 0;
     if (rule[0] == 'J') return strcmp(op, "journal") == 0;
+    if (rule[0] == 'U') return strcmp(op, "resume") == 0;
+    if (strcmp(op, "resume") == 0) return false; /* the certifier's own runs: no D1, no merge rules */
     if (strcmp(rule, "D1") == 0) return true;
     return strcmp(op, "journal") != 0;
 }
@@ -183,6 +185,10 @@ bool ts_report_json(const char *path, const ts_certification *c, const char *sui
         if (r->stderr_tail) {
             ts_buf_append_str(&b, ",\"stderr\":");
             json_str(&b, r->stderr_tail);
+        }
+        if (r->answer && strcmp(r->c->op, "resume") == 0) { /* the recorded history (JSON), which replays */
+            ts_buf_append_str(&b, ",\"history\":");
+            ts_buf_append_str(&b, r->answer);
         }
         ts_buf_append_char(&b, '}');
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "conformance/certifier/resume_run.h"
 #include "conformance/checkers/checks.h"
 #include "conformance/checkers/journal_checks.h"
 #include "core/json/codec.h"
@@ -262,6 +263,7 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
     ts_buf answer;
     ts_buf_init(&answer);
     ts_call_result call;
+    bool async = true; /* resume: tools may answer later, unless hello says "async": false */
     /* hello: optional; its name goes into the report. */
     static const char hello[] = "{\"id\":\"$hello\",\"op\":\"hello\"}";
     ts_testee_call(testee, hello, sizeof hello - 1, &answer, &call);
@@ -272,6 +274,7 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
         ts_error err;
         if (ts_codec_parse(&arena, answer.data, answer.len, &h, &err)) {
             const ts_json *info = ts_json_get(&h, "hello");
+            async = !ts_json_get(info, "async") || ts_json_get(info, "async")->kind != TS_JSON_FALSE;
             ts_str name = ts_json_string(ts_json_get(info, "name")), version = ts_json_string(ts_json_get(info, "version"));
             if (name.ptr)
                 snprintf(out->testee_name, sizeof out->testee_name, "%.*s%s%.*s", (int)(name.len > 80 ? 80 : name.len),
@@ -287,6 +290,11 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
         ts_case_result *r = &out->results[out->count++];
         r->c = c;
         ts_findings_init(&r->findings);
+        if (strcmp(c->op, "resume") == 0) { /* the certifier plays the world and kills the testee */
+            ts_resume_run_case(c, testee, options, async, r);
+            previous = NULL;
+            continue;
+        }
         ts_testee_call(testee, c->request, c->request_len, &answer, &call);
         if (call.status == TS_CALL_EXITED && call.code == 0) {
             /* A clean exit before answering is most likely a testee that ended after its last
@@ -313,7 +321,9 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
     if (options->repeat && ts_run_rule_selected(options, "D1")) {
         for (size_t k = out->count; k-- > 0;) { /* D1: again, in reverse order, after all others */
             ts_case_result *r = &out->results[k];
-            if (!r->answer || r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_SKIPPED) continue;
+            if (!r->answer || r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_SKIPPED ||
+                strcmp(r->c->op, "resume") == 0)
+                continue;
             ts_testee_call(testee, r->c->request, r->c->request_len, &answer, &call);
             bool same = false;
             if (call.status == TS_CALL_ANSWERED) {

@@ -38,6 +38,7 @@ typedef struct ts_run_options {
     const char *const *case_globs; /* fnmatch patterns on case ids; NULL: all */
     size_t glob_count;
     bool repeat;              /* D1: send every case again, in reverse order */
+    long kill_points;         /* resume cases: kill at the first N points of each case; 0 all, < 0 none */
 } ts_run_options;
 
 typedef struct ts_certification {

@@ -28,6 +28,7 @@ struct ts_testee {
     size_t tail_len;
     int restarts;
     bool dead;                   /* needs a restart before the next call */
+    bool stopped_on_purpose;     /* dead because the certifier killed or stopped it: not a restart */
     char description[256];
 };
 
@@ -264,15 +265,19 @@ bool ts_testee_has_extra_output(ts_testee *t) {
     return extra;
 }
 
-void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result) {
+/* Writes request (unless NULL) and reads the next line; check_extra: first look for output
+ * left from the previous request (a second answer). */
+static void call_child(ts_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result,
+                       bool check_extra) {
     memset(result, 0, sizeof *result);
     ts_buf_reset(answer);
-    if (t->in_process) {
-        if (request) ts_testee_answer(&t->config, request, len, answer);
-        result->status = TS_CALL_ANSWERED;
-        return;
-    }
-    if (t->dead) {
+    if (t->dead && t->stopped_on_purpose) { /* the certifier ended it: start again, uncounted */
+        if (!start_child(t, result->detail, sizeof result->detail)) {
+            result->status = TS_CALL_UNAVAILABLE;
+            return;
+        }
+        t->stopped_on_purpose = false;
+    } else if (t->dead) {
         if (t->restarts >= t->options.max_restarts) {
             result->status = TS_CALL_UNAVAILABLE;
             snprintf(result->detail, sizeof result->detail, "not sent: the testee was restarted %d times already",
@@ -285,7 +290,7 @@ void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answe
             return;
         }
     }
-    if (request) result->extra_output = ts_testee_has_extra_output(t);
+    if (request && check_extra) result->extra_output = ts_testee_has_extra_output(t);
     /* Write the request (and newline) while reading stdout/stderr, so a testee that answers
      * before reading everything cannot deadlock us. */
     double deadline = now_seconds() + t->options.timeout_seconds;
@@ -343,6 +348,78 @@ void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answe
     }
     result->status = TS_CALL_EXITED;
     stop_child(t, true, result);
+}
+
+void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result) {
+    if (t->in_process) {
+        memset(result, 0, sizeof *result);
+        ts_buf_reset(answer);
+        if (request) ts_testee_answer(&t->config, request, len, answer);
+        result->status = TS_CALL_ANSWERED;
+        return;
+    }
+    call_child(t, request, len, answer, result, true);
+}
+
+/* In-process world calls: straight to the caller's line handler. */
+typedef struct in_process_conversation {
+    ts_line_handler on_line;
+    void *context;
+    bool over;            /* killed, or a world line was taken as the answer */
+    bool killed;
+} in_process_conversation;
+
+static bool in_process_exchange(void *context, const char *line, size_t len, ts_buf *reply) {
+    in_process_conversation *c = context;
+    if (c->over) return false;
+    ts_line_verdict v = c->on_line(c->context, line, len, reply);
+    c->over = v != TS_LINE_REPLY;
+    c->killed = v == TS_LINE_KILL;
+    return !c->over;
+}
+
+void ts_testee_converse(ts_testee *t, const char *request, size_t len, ts_line_handler on_line, void *context,
+                        ts_call_result *result) {
+    ts_buf line, reply;
+    ts_buf_init(&line);
+    ts_buf_init(&reply);
+    if (t->in_process) {
+        in_process_conversation c = {on_line, context, false, false};
+        t->config.exchange = in_process_exchange;
+        t->config.exchange_context = &c;
+        ts_testee_call(t, request, len, &line, result);
+        t->config.exchange = NULL;
+        if (c.killed) {
+            result->status = TS_CALL_CRASHED;
+            result->code = SIGKILL;
+        } else if (!c.over) {
+            on_line(context, line.data ? line.data : "", line.len, &reply);
+        }
+    } else {
+        call_child(t, request, len, &line, result, true);
+        while (result->status == TS_CALL_ANSWERED) {
+            ts_buf_reset(&reply);
+            ts_line_verdict v = on_line(context, line.data ? line.data : "", line.len, &reply);
+            if (v == TS_LINE_ANSWER) break;
+            if (v == TS_LINE_KILL) {
+                stop_child(t, true, NULL);
+                t->stopped_on_purpose = true;
+                memset(result, 0, sizeof *result);
+                result->status = TS_CALL_CRASHED;
+                result->code = SIGKILL;
+                break;
+            }
+            call_child(t, reply.data ? reply.data : "", reply.len, &line, result, false);
+        }
+    }
+    ts_buf_free(&line);
+    ts_buf_free(&reply);
+}
+
+void ts_testee_stop(ts_testee *t) {
+    if (t->in_process || t->dead) return;
+    stop_child(t, false, NULL);
+    t->stopped_on_purpose = true;
 }
 
 const char *ts_testee_stderr_tail(const ts_testee *t, size_t *len) {

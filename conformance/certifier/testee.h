@@ -52,6 +52,30 @@ ts_testee *ts_testee_spawn(char *const argv[], const ts_testee_options *options,
  * With request NULL, sends nothing and reads the next line (after a stale answer). */
 void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result);
 
+/* What the caller makes of one line the testee wrote while a conversing request is in flight. */
+typedef enum ts_line_verdict {
+    TS_LINE_REPLY,   /* a world call: the reply the handler wrote is sent back, and reading goes on */
+    TS_LINE_ANSWER,  /* the request's answer: the request is over */
+    TS_LINE_KILL,    /* kill the testee's process group now, without replying */
+} ts_line_verdict;
+
+/* Judges one line (len bytes, no newline); for TS_LINE_REPLY appends the reply line to reply. */
+typedef ts_line_verdict (*ts_line_handler)(void *context, const char *line, size_t len, ts_buf *reply);
+
+/* A request whose answer comes after world calls (PROTOCOL.md `resume`): sends request, then
+ * hands each line the testee writes to on_line, writing back the replies it makes, until
+ * on_line takes a line as the answer or asks for a kill. Every line has the answer timeout.
+ * A kill SIGKILLs the child's process group at once (result: crashed, code SIGKILL); the next
+ * call starts the command again, which is not counted as a restart. In-process, world calls
+ * reach on_line directly, and a kill stops the reference at that world call. result holds the
+ * harness outcome otherwise, as ts_testee_call's. */
+void ts_testee_converse(ts_testee *t, const char *request, size_t len, ts_line_handler on_line, void *context,
+                        ts_call_result *result);
+
+/* Stops the child as a clean restart does: closes its stdin, waits up to 2 s, then kills it.
+ * The next call starts the command again (not counted as a restart). No-op in-process. */
+void ts_testee_stop(ts_testee *t);
+
 /* Checks whether the testee wrote anything after its last answer (a second answer). */
 bool ts_testee_has_extra_output(ts_testee *t);
 

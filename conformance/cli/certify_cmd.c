@@ -31,6 +31,8 @@ static const char certify_usage[] =
     "  --timeout SECONDS         per answer (default 5)\n"
     "  --max-answer-bytes N      per answer (default 16777216)\n"
     "  --no-repeat               do not send every case a second time (determinism, D1)\n"
+    "  --kill-points all|none|N  resume cases: after the uninterrupted run, kill the testee at\n"
+    "                            every point of it, at none, or at the first N (default all)\n"
     "  --verbose                 list passing and skipped cases too\n"
     "  --print-requests          print the request line of every selected case (as the testee\n"
     "                            would read it) and exit: no testee runs\n"
@@ -50,6 +52,7 @@ int ts_cli_certify(int argc, char **argv) {
     const char *mutant_name = NULL, *suite_root = ts_suite_default_root(), *json_path = NULL, *junit_path = NULL;
     const char *expected_path = NULL, *write_expected = NULL;
     const char *rules[64], *globs[64];
+    long kill_points = 0;
     size_t rule_count = 0, glob_count = 0;
     ts_testee_options testee_options = {5.0, (size_t)16 << 20, 20};
     char **command = NULL;
@@ -102,6 +105,14 @@ int ts_cli_certify(int argc, char **argv) {
                 fprintf(stderr, "turnstile certify: --timeout needs a positive number of seconds\n");
                 return TS_EXIT_USAGE;
             }
+        } else if (!strcmp(a, "--kill-points")) {
+            const char *v = argv[++i];
+            char *end = NULL;
+            kill_points = !strcmp(v, "all") ? 0 : !strcmp(v, "none") ? -1 : strtol(v, &end, 10);
+            if (end && (*end || kill_points < 1)) {
+                fprintf(stderr, "turnstile certify: --kill-points takes all, none or a positive number\n");
+                return TS_EXIT_USAGE;
+            }
         } else if (!strcmp(a, "--max-answer-bytes")) {
             testee_options.max_answer_bytes = (size_t)strtoull(argv[++i], NULL, 10);
         } else {
@@ -118,7 +129,7 @@ int ts_cli_certify(int argc, char **argv) {
             ts_suite_free(&suite);
             return TS_EXIT_USAGE;
         }
-        ts_run_options selection = {rule_count ? rules : NULL, rule_count, glob_count ? globs : NULL, glob_count, false};
+        ts_run_options selection = {rule_count ? rules : NULL, rule_count, glob_count ? globs : NULL, glob_count, false, 0};
         for (size_t i = 0; i < suite.count; i++) {
             if (ts_run_case_selected(&selection, &suite.cases[i])) {
                 fwrite(suite.cases[i].request, 1, suite.cases[i].request_len, stdout);
@@ -151,7 +162,8 @@ int ts_cli_certify(int argc, char **argv) {
         ts_suite_free(&suite);
         return TS_EXIT_USAGE;
     }
-    ts_run_options options = {rule_count ? rules : NULL, rule_count, glob_count ? globs : NULL, glob_count, repeat};
+    ts_run_options options = {rule_count ? rules : NULL, rule_count, glob_count ? globs : NULL, glob_count, repeat,
+                              kill_points};
     ts_certification result;
     int status = TS_EXIT_OK;
     if (!ts_certify(&suite, testee, &options, &result)) {
