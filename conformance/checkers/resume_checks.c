@@ -10,6 +10,7 @@
 #include "conformance/checkers/resume_match.h"
 #include "core/json/buf.h"
 #include "core/json/codec.h"
+#include "core/json/timestamp.h"
 
 enum { MAX_INVOCATIONS = 8 };
 
@@ -59,6 +60,15 @@ static sighting *sighting_of(run_judge *j, ts_item_key key) {
     }
 }
 
+/* The same createdAt: the same instant to 100 ns (.NET rewrites "Z" as "+00:00", drops trailing
+ * zeros and keeps 7 digits), or the same text when either is no timestamp. */
+static bool same_time(ts_str a, ts_str b) {
+    ts_instant x, y;
+    const char *why;
+    if (!ts_instant_parse(a.ptr, a.len, &x, &why) || !ts_instant_parse(b.ptr, b.len, &y, &why)) return ts_str_eq(a, b);
+    return x.seconds == y.seconds && x.fraction / 1000000000 == y.fraction / 1000000000;
+}
+
 /* U4: what was observed of an item stays, unless the item was made again since. */
 static void observe(run_judge *j, const ts_item *item, ts_item_key key, size_t event, const char *where) {
     sighting *s = sighting_of(j, key);
@@ -73,7 +83,7 @@ static void observe(run_judge *j, const ts_item *item, ts_item_key key, size_t e
     if (item->message_id.ptr && s->message_id.ptr && !ts_str_eq(item->message_id, s->message_id) && !made_again)
         ts_findings_add(j->f, "U4", "%s: the messageId of %s changed from \"%.60s\" to \"%.60s\"", where, text,
                         s->message_id.ptr, item->message_id.ptr);
-    else if (item->created_at.ptr && s->created_at.ptr && !ts_str_eq(item->created_at, s->created_at) && !made_again)
+    else if (item->created_at.ptr && s->created_at.ptr && !same_time(item->created_at, s->created_at) && !made_again)
         ts_findings_add(j->f, "U4", "%s: the createdAt of %s changed from \"%.60s\" to \"%.60s\"", where, text,
                         s->created_at.ptr, item->created_at.ptr);
     if (item->message_id.ptr) s->message_id = item->message_id;
