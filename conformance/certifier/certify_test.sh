@@ -70,13 +70,20 @@ dangling-metadata-dropped R1 R1,R2,R3
 created-at-overwritten K1 K1
 keyed-before-unkeyed I2 I2,O1,O2,O3
 no-host-response-id H1 H1
-counter-entry-ids J1,U3 J1,J2,J3,J4,J6,J7,J8,J9,J10,J11,J12,U1,U2,U3,U4,U5,U6,U8,U9,U10
-timestamps-regenerated-on-load J7,U4 J7,J3,J4,J6,J8,U4,U9
-resume-restarts-loop J9,U5 J9,J3,J4,J6,J7,J8,J11,J12,U2,U3,U5,U6,U8,U9,U10
-both-layers-persist J4,U2 J4,J3,J6,J7,J8,J9,J11,J12,U2,U3,U4,U6,U9,U10
+counter-entry-ids J1,U3 J1,J2,J3,J4,J6,J7,J8,J9,J10,J11,J12,J13,U1,U2,U3,U4,U5,U6,U8,U9,U10
+timestamps-regenerated-on-load J7,U4 J7,J3,J4,J6,J8,J13,U4,U9
+resume-restarts-loop J9,U5 J9,J3,J4,J6,J7,J8,J10,J11,J12,J13,U2,U3,U5,U6,U8,U9,U10
+both-layers-persist J4,U2 J4,J3,J6,J7,J8,J9,J11,J12,J13,U2,U3,U4,U6,U9,U10
 unescaped-canonical-keys J5,U6 J5,J6,J7,U6,U9
-signal-consumed-outside-commit J10,U9 J10,J3,J4,J6,J7,J8,J11,J12,U9
+signal-consumed-outside-commit J13,U9 J13,J10,J3,J4,J6,J7,J8,J11,J12,U9
 LIST
+# A crash case's findings are reported under J13, naming their rule and the commit: the signal
+# "more", lost by a cursor committed apart from its user entry, is missing after the crash.
+name=mutant_signal_outside_commit_under_J13
+"$TURNSTILE" certify --mutant signal-consumed-outside-commit --cases 'Journal.J13.crash_before_commit_*' \
+    --report-json "$TMP/m.json" >/dev/null 2>&1
+[ "$(json "$TMP/m.json" "any(f['rule'] == 'J13' and f['message'].startswith('after a crash before commit') and '{\"text\":\"more\"}' in f['message'] for c in r['cases'] for f in c['findings'])")" = True ] \
+    && ok || fail "no J13 finding names the lost signal"
 # A killed run's findings are reported under U9, naming the rule they break: the signal lost
 # by a cursor committed apart from its user message is a lost user message (U3).
 name=mutant_signal_outside_commit_names_U3

@@ -164,7 +164,9 @@ static void judge(const ts_case *c, const char *line, size_t len, const ts_run_o
         r->outcome = "rejected";
         snprintf(r->detail, sizeof r->detail, "%.*s", (int)(rejection.len > 380 ? 380 : rejection.len), rejection.ptr);
         if (host) ts_check_host(c->updates.updates, c->updates.count, NULL, NULL, true, &all);
-        else if (journal) ts_findings_add(&all, "J3", "the testee could not run a valid scenario: %s", r->detail);
+        else if (journal) /* the case's own rule, and no other: nothing else was answered */
+            ts_findings_add(&all, c->rule_count ? c->rules[0] : "J3", "the testee could not run a valid scenario: %s",
+                            r->detail);
         else ts_findings_add(&all, "W3", "the testee rejected a valid stream: %s", r->detail);
     } else if (!response) {
         ts_findings_free(&all);
@@ -175,6 +177,8 @@ static void judge(const ts_case *c, const char *line, size_t len, const ts_run_o
         goto done;
     } else if (host) {
         ts_check_host(c->updates.updates, c->updates.count, ts_json_get(&answer, "stream"), response, false, &all);
+    } else if (journal && c->crash_before_commit) {
+        ts_check_journal_after_crash(&c->scenario, response, c->crash_before_commit, &all);
     } else if (journal) {
         ts_check_journal(&c->scenario, response, &all);
     } else {
@@ -184,7 +188,7 @@ static void judge(const ts_case *c, const char *line, size_t len, const ts_run_o
     r->findings.suppressed = all.suppressed;
     ts_findings_free(&all);
     r->verdict = has_required(&r->findings) ? TS_VERDICT_FAIL : TS_VERDICT_PASS;
-    if (c->has_expected && !rejection.ptr) {
+    if (c->has_expected && !rejection.ptr && (!journal || c->scenario.has_clock)) { /* else it means nothing */
         ts_json got = *response;
         if (host) { /* the golden answer of a host case is {stream, response} */
             ts_json_builder b;
@@ -335,10 +339,10 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
                 bool second_ok = first_ok && ts_codec_parse(&arena, answer.data ? answer.data : "", answer.len, &second, &err);
                 const ts_json *first_journal = ts_json_get(&first, "journal"), *second_journal = ts_json_get(&second, "journal");
                 if (second_ok && strcmp(r->c->op, "journal") == 0 && first_journal && second_journal) {
-                    /* entry ids are random (J1): the journals are compared with ids numbered by position */
+                    /* ids are the engine's (J1): the journals are compared with entry and task ids numbered */
                     ts_json a, b;
-                    second_ok = ts_journal_json_without_ids(first_journal, &arena, &a) &&
-                                ts_journal_json_without_ids(second_journal, &arena, &b);
+                    second_ok = ts_journal_json_renumbered(first_journal, &arena, &a) &&
+                                ts_journal_json_renumbered(second_journal, &arena, &b);
                     if (second_ok) {
                         *(ts_json *)first_journal = a;
                         *(ts_json *)second_journal = b;

@@ -30,7 +30,7 @@ typedef struct answer_entry {
     ts_str parent_id; /* absent for a root (null) */
     ts_entry_role role;
     const ts_json *content;
-    ts_str timestamp;
+    ts_str timestamp; /* absent when null: J8's finding, and only J8's */
 } answer_entry;
 
 typedef struct answer_task {
@@ -72,7 +72,13 @@ void jc_entry_excerpt(ts_entry_role role, const ts_json *content, char *out, siz
  * does not have the journal's shape, or with why empty when memory ran out. */
 bool jc_read_answer(const ts_json *j, ts_arena *arena, journal_answer *out, char *why, size_t max);
 
-/* {"messages": [{"role", "content", "timestamp"}, ...]}: an LLM task's input. */
+/* The same entry content, as SPEC §6 compares contents: an empty "toolCalls" array is the same
+ * as none, and with error_free (a tool the scenario does not script) any string "error" is the
+ * expected one (the engine words it). */
+bool jc_content_equal(const ts_json *want, const ts_json *got, bool error_free);
+
+/* {"messages": [{"role", "content", "timestamp"}, ...]}: an LLM task's input (a missing
+ * timestamp is null). */
 bool jc_llm_input(ts_arena *arena, const message_view *views, size_t count, ts_json *out);
 /* {"callId": ..., "arguments": ...}: a tool task's input. */
 bool jc_tool_input(ts_arena *arena, ts_str call_id, const ts_json *arguments, ts_json *out);

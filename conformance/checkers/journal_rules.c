@@ -101,8 +101,13 @@ void jc_check_llm_inputs(judge *j) {
 /* ---- J8 ---- */
 
 void jc_check_timestamps(judge *j) {
-    if (!j->scenario->has_clock) return; /* the wall clock's: nothing to re-derive */
     const journal_answer *a = j->answer;
+    if (!j->scenario->has_clock) { /* the wall clock's: nothing to re-derive, but one must be there */
+        for (size_t i = 0; i < a->entry_count; i++)
+            if (!a->entries[i].timestamp.ptr)
+                ts_findings_add(j->findings, "J8", "entries[%zu].timestamp is null: no timestamp was minted", i);
+        return;
+    }
     for (size_t i = 0; i < a->entry_count; i++) {
         char want[TIMESTAMP_TEXT];
         jc_clock_timestamp(j->scenario, i, want);
@@ -153,9 +158,11 @@ void jc_check_tool_runs(judge *j) {
             continue;
         }
         if (pending) {
-            /* An edit may cut a tool run (the derivation has a user entry here too); nothing else may. */
+            /* An edit may cut a tool run, and a signal consumed at once may come between its
+             * entries (the derivation has a user entry here too); nothing else may. */
             bool edit = e->role == TS_ENTRY_USER && j->sim && !j->sim->stuck && p < j->expected_count &&
                         j->sim->entries[j->expected[p]].role == TS_ENTRY_USER;
+            if (edit && j->sim->entries[j->expected[p]].origin == FROM_SIGNAL) continue; /* the run goes on after it */
             if (!edit) {
                 char g[EXCERPT];
                 jc_entry_excerpt(e->role, e->content, g, sizeof g);
@@ -390,7 +397,8 @@ void jc_check_branches(judge *j) {
         for (size_t k = 0; k < s->entry_count; k++) {
             const sim_entry *e = &s->entries[k];
             const answer_entry *got = &a->entries[k];
-            if (e->origin != FROM_BRANCH || got->role != e->role || !ts_json_equal(got->content, &e->content)) continue;
+            if (e->origin != FROM_BRANCH || got->role != e->role || !jc_content_equal(&e->content, got->content, false))
+                continue;
             ts_str want = e->parent == NO_INDEX ? (ts_str){NULL, 0} : a->entries[e->parent].id;
             if (ts_str_eq(want, got->parent_id)) continue;
             char w[EXCERPT], g[EXCERPT], from[64] = "";
@@ -421,7 +429,7 @@ void jc_check_branches(judge *j) {
         if (ws == s->entry_count || gs == a->entry_count) break;
         const sim_entry *e = &s->entries[ws];
         const answer_entry *got = &a->entries[gs];
-        if (e->role != got->role || !ts_json_equal(&e->content, got->content)) {
+        if (e->role != got->role || !jc_content_equal(&e->content, got->content, e->error_free)) {
             char w[EXCERPT], g[EXCERPT];
             jc_entry_excerpt(e->role, &e->content, w, sizeof w);
             jc_entry_excerpt(got->role, got->content, g, sizeof g);

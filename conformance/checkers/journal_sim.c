@@ -46,8 +46,24 @@ static ts_str sim_timestamp(sim *s, size_t k) {
     return (ts_str){copy ? copy : "", copy ? strlen(copy) : 0};
 }
 
+/* The answer's own form of entry k's content when it is the same content (SPEC's choices:
+ * toolCalls [] or none, an unknown tool's wording), so that LLM inputs hash what was stored. */
+static ts_json adopt(const sim *s, size_t k, ts_entry_role role, ts_json content, bool error_free) {
+    if (k >= s->answer->entry_count || s->answer->entries[k].role != role) return content;
+    const ts_json *stored = s->answer->entries[k].content;
+    return jc_content_equal(&content, stored, error_free) ? *stored : content;
+}
+
+static size_t sim_append_free(sim *s, ts_entry_role role, ts_json content, size_t parent, sim_origin origin,
+                              size_t origin_index, bool error_free);
+
 static size_t sim_append(sim *s, ts_entry_role role, ts_json content, size_t parent, sim_origin origin,
                          size_t origin_index) {
+    return sim_append_free(s, role, content, parent, origin, origin_index, false);
+}
+
+static size_t sim_append_free(sim *s, ts_entry_role role, ts_json content, size_t parent, sim_origin origin,
+                              size_t origin_index, bool error_free) {
     sim_entry *entries = sim_grow(s, s->entries, &s->entry_cap, s->entry_count, sizeof *s->entries);
     if (!entries) return NO_INDEX;
     s->entries = entries;
@@ -55,7 +71,8 @@ static size_t sim_append(sim *s, ts_entry_role role, ts_json content, size_t par
     sim_entry *e = &s->entries[k];
     memset(e, 0, sizeof *e);
     e->role = role;
-    e->content = content;
+    e->content = adopt(s, k, role, content, error_free);
+    e->error_free = error_free;
     e->parent = parent;
     e->origin = origin;
     e->origin_index = origin_index;
@@ -231,6 +248,7 @@ static bool sim_tool_step(sim *s) {
             }
             task->status = TS_TASK_FAILED;
             task->result = ts_json_make_string((ts_str){copy, len});
+            task->error_free = true;
         } else if (script->async) {
             task->status = TS_TASK_PENDING;
         } else {
@@ -253,7 +271,10 @@ static bool sim_tool_step(sim *s) {
         s->out_of_memory = true;
         return false;
     }
-    if (sim_append(s, TS_ENTRY_TOOL, content, s->leaf, FROM_TOOL, t) == NO_INDEX) return false;
+    size_t k = sim_append_free(s, TS_ENTRY_TOOL, content, s->leaf, FROM_TOOL, t, task->error_free);
+    if (k == NO_INDEX) return false;
+    const ts_json *wording = ts_json_get(&s->entries[k].content, "error");
+    if (task->error_free && wording) task->result = *wording; /* the engine's wording, from now on */
     if (++s->call_index == s->calls->u.a.count) s->phase = SIM_LLM;
     return true;
 }
@@ -286,8 +307,8 @@ static void sim_complete(sim *s, ts_str call_id) {
 /* An edit event, under the reading being derived. */
 static void sim_edit_arrives(sim *s, size_t event_index) {
     bool pending = s->phase == SIM_TOOLS;
-    s->edit_while_pending |= pending;
-    if (s->reading == EDITS_QUEUED) {
+    s->event_while_pending |= pending;
+    if (s->reading & EDITS_QUEUED) {
         s->inbox[s->inbox_count++] = event_index;
         return;
     }
@@ -317,7 +338,13 @@ void jc_sim_execute(sim *s) {
         switch (e->kind) {
         case TS_EVENT_SIGNAL:
             s->signals[s->signal_count++] = e->text;
-            s->inbox[s->inbox_count++] = i;
+            s->event_while_pending |= s->phase == SIM_TOOLS;
+            if ((s->reading & SIGNALS_AT_ONCE) && s->phase == SIM_TOOLS && s->inbox_consumed == s->inbox_count) {
+                sim_append(s, TS_ENTRY_USER, text_content(s, e->text), s->leaf, FROM_SIGNAL, s->signals_consumed++);
+                s->applied[i] = true;
+            } else {
+                s->inbox[s->inbox_count++] = i;
+            }
             break;
         case TS_EVENT_BRANCH: sim_edit_arrives(s, i); break;
         case TS_EVENT_COMPLETE: sim_complete(s, e->call_id); break;

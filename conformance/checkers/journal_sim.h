@@ -16,13 +16,17 @@
 
 typedef enum sim_phase { SIM_IDLE, SIM_LLM, SIM_TOOLS } sim_phase;
 
-/* SPEC §6.1 does not say what an edit does while tool calls are pending; both readings pass.
- * EDITS_AT_ONCE: the edit is applied when it arrives and abandons the pending calls with the
- * rest of the old branch (signals waiting then join before the next LLM task).
+/* SPEC §6.1 does not say what a user message (a signal or an edit) does while tool calls are
+ * pending; every reading passes. Two choices, as bits of the reading:
  * EDITS_QUEUED: an edit is a user message like a signal: it waits in the inbox until the pending
  * calls finish and is applied in arrival order, at the points where signals are consumed (the
- * reference's reading). Without an edit during pending calls the two are the same execution. */
-typedef enum sim_reading { EDITS_AT_ONCE, EDITS_QUEUED, READING_COUNT } sim_reading;
+ * reference's reading); without it, an edit is applied when it arrives and abandons the pending
+ * calls with the rest of the old branch (signals waiting then join before the next LLM task).
+ * SIGNALS_AT_ONCE: a signal becomes its user entry when it arrives, before the pending calls'
+ * tool entries; without it, it waits for them (the reference's reading). The model's answers
+ * follow from the LLM tasks either way. Without a user message during pending calls every
+ * reading is the same execution. */
+typedef enum sim_reading { EDITS_QUEUED = 1, SIGNALS_AT_ONCE = 2, READING_COUNT = 4 } sim_reading;
 typedef enum sim_origin { FROM_INPUT, FROM_SIGNAL, FROM_BRANCH, FROM_LLM, FROM_TOOL } sim_origin;
 
 typedef struct sim_entry {
@@ -32,6 +36,7 @@ typedef struct sim_entry {
     ts_str timestamp; /* the one the derivation hashes into LLM inputs */
     sim_origin origin;
     size_t origin_index; /* FROM_SIGNAL: signal; FROM_BRANCH: event; FROM_LLM / FROM_TOOL: task */
+    bool error_free;     /* a tool the scenario lacks: its error's wording is the engine's */
 } sim_entry;
 
 typedef struct sim_task {
@@ -45,6 +50,7 @@ typedef struct sim_task {
     bool status_open;  /* an async task an edit abandoned: pending, or its result if it arrived */
     ts_str call_id;    /* tool tasks */
     size_t llm_answer; /* LLM tasks: index into scenario->llm */
+    bool error_free;   /* a tool the scenario lacks: any error text */
 } sim_task;
 
 typedef struct sim {
@@ -61,7 +67,7 @@ typedef struct sim {
     size_t *inbox; /* events waiting to become user entries (signals; edits if queued) */
     size_t inbox_count, inbox_consumed;
     bool *applied;           /* per event: the signal or edit has become an entry */
-    bool edit_while_pending; /* an edit arrived while tool calls were pending: the readings differ */
+    bool event_while_pending; /* a user message arrived while tool calls were pending: the readings differ */
     size_t leaf;
     sim_phase phase;
     const ts_json *calls; /* SIM_TOOLS: the last assistant entry's toolCalls */
