@@ -169,7 +169,7 @@ static void on_tool(run_judge *j, const ts_json *call, long point, size_t event,
     ts_str name = ts_json_string(ts_json_get(call, "name")), call_id = ts_json_string(ts_json_get(call, "callId"));
     const ts_json *arguments = ts_json_get(call, "arguments");
     ts_item probe = {.kind = TS_ITEM_ASSISTANT, .call_count = 1};
-    ts_item_call c = {call_id, name, arguments ? *arguments : ts_json_make_null()};
+    ts_item_call c = {call_id, name, arguments ? *arguments : ts_json_make_null(), false};
     probe.calls = &c;
     const ts_expected *x = j->x;
     for (long i = j->max_reply < (long)x->assistant_count - 1 ? j->max_reply : (long)x->assistant_count - 1; i >= 0; i--)
@@ -294,7 +294,7 @@ static void judge_invocations(run_judge *j) {
             const invocations *inv = &j->calls[i][p];
             int id_len = (int)(c->call_id.len > 60 ? 60 : c->call_id.len);
             bool known = ts_expected_tool(j->scenario, c->name) != NULL;
-            if (inv->count == 0 && known && j->final_assistants > i) {
+            if (inv->count == 0 && known && j->final_assistants > i && !c->may_wait) {
                 ts_findings_add(j->f, "U6", "call %.*s (%.*s) of assistant message %zu was never invoked, yet the "
                                 "conversation holds its assistant message", id_len, c->call_id.ptr,
                                 (int)(c->name.len > 40 ? 40 : c->name.len), c->name.ptr, i);

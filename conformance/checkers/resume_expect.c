@@ -240,6 +240,16 @@ bool ts_expect_resume(const ts_scenario *scenario, ts_arena *arena, ts_expected 
         settle(&s);
     }
     if (s.failed) goto oom;
+    /* Calls asked after one still pending at the end: a one-at-a-time engine has not reached them. */
+    for (size_t p = 0, waiting = 0; out->assistant_count && p < out->assistants[out->assistant_count - 1].call_count; p++) {
+        ts_item_call *c = (ts_item_call *)&out->assistants[out->assistant_count - 1].calls[p];
+        c->may_wait = waiting > 0;
+        for (size_t k = 0; k < s.pending_count; k++) waiting += ts_str_eq(s.pending[k].call_id, c->call_id);
+        const ts_block *last = &out->blocks[out->assistant_count];
+        for (size_t i = 0; c->may_wait && i < last->count; i++)
+            if (last->items[i].kind == TS_ITEM_RESULT && ts_str_eq(last->items[i].call_id, c->call_id))
+                last->items[i].optional = true;
+    }
     if (out->overrun) {
         snprintf(why, why_size, "llm: the loop needs more than the %zu scripted model answers", scenario->llm_count);
         return false;

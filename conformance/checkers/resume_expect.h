@@ -32,6 +32,8 @@ typedef enum ts_item_kind { TS_ITEM_USER, TS_ITEM_ASSISTANT, TS_ITEM_RESULT } ts
 typedef struct ts_item_call {
     ts_str call_id, name;
     ts_json arguments;      /* an object (or null when absent) */
+    bool may_wait;          /* expected: asked after a call still pending when the case ends, so an
+                             * engine that runs an answer's calls one at a time never reaches it */
 } ts_item_call;
 
 typedef struct ts_item {
@@ -42,6 +44,7 @@ typedef struct ts_item {
     ts_str call_id;               /* result */
     ts_json value;                /* result: the value (expected: the scripted one) */
     bool value_free;              /* expected result: a failed or unknown tool, any value matches */
+    bool optional;                /* expected result: of a may_wait call; absent at the end is fine */
     /* observed items only: the message they came from */
     size_t message;               /* its index in the conversation */
     ts_str message_id, created_at; /* absent when the message has none */

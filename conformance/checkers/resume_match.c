@@ -102,7 +102,8 @@ static void match_results(matcher *m, size_t b, bool complete, ts_match_mode mod
     for (size_t p = 0; p < calls; p++) {
         bool expected = false;
         for (size_t k = 0; k < xb->count; k++)
-            expected |= xb->items[k].kind == TS_ITEM_RESULT && ts_str_eq(xb->items[k].call_id, asker->calls[p].call_id);
+            expected |= xb->items[k].kind == TS_ITEM_RESULT && !xb->items[k].optional &&
+                        ts_str_eq(xb->items[k].call_id, asker->calls[p].call_id);
         const char *id = asker->calls[p].call_id.ptr;
         int id_len = (int)(asker->calls[p].call_id.len > 60 ? 60 : asker->calls[p].call_id.len);
         if (seen[p] > 1)
