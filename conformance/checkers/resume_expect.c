@@ -91,7 +91,7 @@ static void run_loop(sim *s) {
         ts_item a = {.kind = TS_ITEM_ASSISTANT, .text = ts_json_string(ts_json_get(answer, "text"))};
         const ts_json *calls = ts_json_get(answer, "toolCalls");
         size_t n = calls && calls->kind == TS_JSON_ARRAY ? calls->u.a.count : 0;
-        ts_item_call *list = ts_arena_alloc(s->arena, (n ? n : 1) * sizeof *list);
+        ts_item_call *list = ts_arena_calloc(s->arena, n + 1, sizeof *list);
         if (!list) {
             s->failed = true;
             return;
@@ -313,7 +313,7 @@ bool ts_resume_items(const ts_json *messages, ts_arena *arena, ts_item **out, si
         ts_item whole = base;
         whole.kind = role_is(role, "assistant") ? TS_ITEM_ASSISTANT : TS_ITEM_USER;
         size_t n = contents ? contents->u.a.count : 0, results = 0, texts = 0, calls = 0;
-        ts_item_call *list = ts_arena_alloc(arena, (n ? n : 1) * sizeof *list);
+        ts_item_call *list = ts_arena_calloc(arena, n + 1, sizeof *list);
         if (!list) return bad(why, why_size, "out of memory");
         for (size_t c = 0; c < n; c++) {
             const ts_json *content = &contents->u.a.items[c];
