@@ -173,6 +173,14 @@ r['messages'] = [r['messages'][1], r['messages'][2], r['messages'][0]]; json.dum
 "$TURNSTILE" check --stream conformance/cases/merge/Merge.O3.seed_A10_Bnull_C5.input.jsonl --response "$TMP/bad.json" >"$TMP/out" 2>&1
 [ $? -eq 1 ] && grep -q '^\[O1\]' "$TMP/out" && ok || fail "broken pair not caught: $(cat "$TMP/out")"
 
+# The Python resume kit: an engine of another design (parallel tools, a flat message list saved
+# after every step) passes every universal rule at every kill point. A few cases: each kill
+# starts a Python process.
+name=kit_python_resume
+"$TURNSTILE" certify --cases 'Resume.U3.signal_while_tool_pending,Resume.U5.sync_tool_beside_async,Resume.U6.failing_and_unknown_tools' \
+    -- "$(python3 -c 'import sys; print(sys.executable)')" conformance/testees/python-resume/testee.py >"$TMP/out" 2>&1 \
+    && tail -1 "$TMP/out" | grep -qE '^3 passed, 0 failed, 0 skipped$' && ok || fail "$(tail -5 "$TMP/out")"
+
 for kit in "c-minimal:$C_KIT" "python-minimal:python3 conformance/testees/python-minimal/testee.py" \
            "node-minimal:node conformance/testees/node-minimal/testee.js"; do
     name="kit_${kit%%:*}"
