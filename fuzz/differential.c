@@ -34,7 +34,7 @@ static ts_testee *the_testee(void) {
     const char *timeout = getenv("TURNSTILE_TESTEE_TIMEOUT");
     if (command && *command) {
         char *argv[] = {"/bin/sh", "-c", (char *)command, NULL};
-        ts_testee_options options = {timeout ? atof(timeout) : 5.0, (size_t)16 << 20, 1000000};
+        ts_testee_options options = {timeout ? atof(timeout) : 5.0, (size_t)16 << 20, 1000000, 0};
         char why[300];
         testee = ts_testee_spawn(argv, &options, why, sizeof why);
         if (!testee) ts_oracle_fail(why, NULL, 0);

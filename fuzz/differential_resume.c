@@ -5,7 +5,8 @@
  * The testee is the command in $TURNSTILE_TESTEE (run with /bin/sh -c, kept running across
  * inputs, restarted when it dies or is killed), or the built-in mutant named by
  * $TURNSTILE_TESTEE_MUTANT, or by default the reference itself, in-process.
- * $TURNSTILE_KILL_POINTS (all, none or N; default all) bounds the kill sweep per input.
+ * $TURNSTILE_KILL_POINTS (all, none or N; default all) bounds the kill sweep per input, and
+ * $TURNSTILE_KILL_SETTLE_MS lets a testee whose world calls run concurrently settle before a kill.
  * Generated scenarios are made resume cases first: edits are dropped, and so is a complete
  * event that is no resume case's (a call not pending then, or completed before an earlier async
  * call of its answer). A violated Required rule — or a harness error (crash, hang, garbage) —
@@ -35,7 +36,9 @@ static ts_testee *the_testee(void) {
     const char *timeout = getenv("TURNSTILE_TESTEE_TIMEOUT");
     if (command && *command) {
         char *argv[] = {"/bin/sh", "-c", (char *)command, NULL};
-        ts_testee_options options = {timeout ? atof(timeout) : 10.0, (size_t)16 << 20, 1000000};
+        const char *settle = getenv("TURNSTILE_KILL_SETTLE_MS");
+        ts_testee_options options = {timeout ? atof(timeout) : 10.0, (size_t)16 << 20, 1000000,
+                                     settle ? atof(settle) / 1000.0 : 0};
         char why[300];
         testee = ts_testee_spawn(argv, &options, why, sizeof why);
         if (!testee) ts_oracle_fail(why, NULL, 0);

@@ -15,7 +15,7 @@
 #include "conformance/checkers/resume_match.h"
 #include "core/json/codec.h"
 
-enum { KEPT_FAILING_RUNS = 8 };
+enum { KEPT_FAILING_RUNS = 3 };
 
 /* One run in flight: the world's state and the events recorded so far. */
 typedef struct world {
@@ -386,8 +386,13 @@ void ts_resume_run_case(const ts_case *c, ts_testee *testee, const ts_run_option
     ts_buf_init(&history);
     ts_findings all;
     ts_findings_init(&all);
+    const char *case_rule = "U9"; /* an error answer fails the case's first Required rule */
+    for (size_t i = c->rule_count; i-- > 0;) {
+        const ts_rule_info *info = ts_rule_find(c->rules[i]);
+        if (info && info->level == TS_LEVEL_REQUIRED) case_rule = info->id;
+    }
     if (!ts_expect_resume(&c->scenario, &arena, &x, why, sizeof why) ||
-        !(judge = ts_resume_judge_new(&c->scenario, c->rule_count ? c->rules[0] : "U2", why, sizeof why))) {
+        !(judge = ts_resume_judge_new(&c->scenario, case_rule, why, sizeof why))) {
         r->verdict = TS_VERDICT_ERROR;
         r->outcome = "bad-case";
         snprintf(r->detail, sizeof r->detail, "the scenario is no resume case: %s", why);

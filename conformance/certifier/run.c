@@ -164,9 +164,12 @@ static void judge(const ts_case *c, const char *line, size_t len, const ts_run_o
         r->outcome = "rejected";
         snprintf(r->detail, sizeof r->detail, "%.*s", (int)(rejection.len > 380 ? 380 : rejection.len), rejection.ptr);
         if (host) ts_check_host(c->updates.updates, c->updates.count, NULL, NULL, true, &all);
-        else if (journal) /* the case's own rule, and no other: nothing else was answered */
-            ts_findings_add(&all, c->rule_count ? c->rules[0] : "J3", "the testee could not run a valid scenario: %s",
-                            r->detail);
+        else if (journal) { /* the case's own (first Required) rule, and no other: nothing else was answered */
+            const char *rule = "J3";
+            for (size_t i = c->rule_count; i-- > 0;)
+                if (ts_rule_find(c->rules[i]) && ts_rule_find(c->rules[i])->level == TS_LEVEL_REQUIRED) rule = c->rules[i];
+            ts_findings_add(&all, rule, "the testee could not run a valid scenario: %s", r->detail);
+        }
         else ts_findings_add(&all, "W3", "the testee rejected a valid stream: %s", r->detail);
     } else if (!response) {
         ts_findings_free(&all);

@@ -361,6 +361,25 @@ void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answe
     call_child(t, request, len, answer, result, true);
 }
 
+/* Reads what the child writes until it has been silent for `seconds` (at most 20 times that in
+ * all), dropping it: lines in flight when the certifier kills. */
+static void settle(ts_testee *t, double seconds) {
+    char buf[65536];
+    double end = now_seconds() + 20 * seconds, quiet = now_seconds() + seconds;
+    while (t->pid > 0 && !t->dead && now_seconds() < end && now_seconds() < quiet) {
+        struct pollfd fds[2] = {{t->from_child, POLLIN, 0}, {t->err_from_child, POLLIN, 0}};
+        int ready = poll(fds, 2, (int)((quiet - now_seconds()) * 1000) + 1);
+        if (ready <= 0) continue;
+        if (fds[1].revents & POLLIN) drain_stderr(t);
+        if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            ssize_t n = read(t->from_child, buf, sizeof buf);
+            if (n <= 0) break; /* it exited meanwhile */
+            quiet = now_seconds() + seconds;
+        }
+    }
+    t->pending_len = 0;
+}
+
 /* In-process world calls: straight to the caller's line handler. */
 typedef struct in_process_conversation {
     ts_line_handler on_line;
@@ -402,6 +421,7 @@ void ts_testee_converse(ts_testee *t, const char *request, size_t len, ts_line_h
             ts_line_verdict v = on_line(context, line.data ? line.data : "", line.len, &reply);
             if (v == TS_LINE_ANSWER) break;
             if (v == TS_LINE_KILL) {
+                if (t->options.kill_settle_seconds > 0) settle(t, t->options.kill_settle_seconds);
                 stop_child(t, true, NULL);
                 t->stopped_on_purpose = true;
                 memset(result, 0, sizeof *result);

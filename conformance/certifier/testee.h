@@ -39,6 +39,9 @@ typedef struct ts_testee_options {
     double timeout_seconds;     /* per answer; default 5 */
     size_t max_answer_bytes;    /* default 16 MiB */
     int max_restarts;           /* default 20 */
+    double kill_settle_seconds; /* ts_testee_converse: before a kill, let the testee act on the replies
+                                 * it has (read, unanswered, what it writes until it is this long
+                                 * silent); 0: kill at once */
 } ts_testee_options;
 
 /* The reference (or a mutant) answering in-process. */
@@ -65,8 +68,9 @@ typedef ts_line_verdict (*ts_line_handler)(void *context, const char *line, size
 /* A request whose answer comes after world calls (PROTOCOL.md `resume`): sends request, then
  * hands each line the testee writes to on_line, writing back the replies it makes, until
  * on_line takes a line as the answer or asks for a kill. Every line has the answer timeout.
- * A kill SIGKILLs the child's process group at once (result: crashed, code SIGKILL); the next
- * call starts the command again, which is not counted as a restart. In-process, world calls
+ * A kill SIGKILLs the child's process group (result: crashed, code SIGKILL) — at once, or after
+ * options.kill_settle_seconds of silence; lines written meanwhile are in flight, not answered,
+ * and handed to no one. The next call starts the command again, not counted as a restart. In-process, world calls
  * reach on_line directly, and a kill stops the reference at that world call. result holds the
  * harness outcome otherwise, as ts_testee_call's. */
 void ts_testee_converse(ts_testee *t, const char *request, size_t len, ts_line_handler on_line, void *context,

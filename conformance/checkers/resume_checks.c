@@ -42,6 +42,7 @@ typedef struct run_judge {
     long interrupted;          /* the scenario action a kill interrupted, or -1 */
     long effective;            /* the last scenario action known to have taken effect, or -1 */
     bool reading, recovering, judge_recover_status;
+    char action[160];          /* the last action sent, for findings */
     ts_str recover_status;
     size_t final_assistants;
     ts_buf final_form;         /* the last read's conversation, ids and timestamps aside */
@@ -190,6 +191,7 @@ static void on_tool(run_judge *j, const ts_json *call, long point, size_t event,
 
 static void on_send(run_judge *j, const ts_json *ev, size_t event) {
     const ts_json *action = ts_json_get(ev, "send"), *of = ts_json_get(ev, "of");
+    ts_check_excerpt(action, j->action, sizeof j->action);
     j->reading = ts_json_get(action, "read") != NULL;
     j->recovering = ts_json_get(action, "recover") != NULL;
     j->in_flight = of && of->kind == TS_JSON_INT && of->u.i >= 0 && (size_t)of->u.i < j->x->action_count ? (long)of->u.i : -1;
@@ -218,7 +220,7 @@ static void on_answer(run_judge *j, const ts_json *answer, size_t event, bool la
         return;
     }
     if (j->in_flight >= 0) j->effective = j->in_flight;
-    snprintf(what, sizeof what, "the answer to action %ld", j->in_flight);
+    snprintf(what, sizeof what, "the answer to action %ld %s", j->in_flight, j->action);
     judge_status(j, ts_json_string(ts_json_get(answer, "status")), what);
     j->in_flight = -1;
 }
@@ -267,8 +269,8 @@ static void judge_events(run_judge *j, const ts_json *events, const char *case_r
         } else if (answer) {
             ts_str error = ts_json_string(ts_json_get(answer, "error"));
             if (error.ptr) {
-                ts_findings_add(j->f, j->kill_point ? "U9" : case_rule, "%s: the testee answered error: %.300s",
-                                j->reading ? "a read" : j->in_flight >= 0 ? "an action" : "the recovery", error.ptr);
+                ts_findings_add(j->f, j->kill_point ? "U9" : case_rule, "the answer to %s: the testee answered error: %.300s",
+                                j->action, error.ptr);
                 j->stopped = true;
                 break;
             }
@@ -301,9 +303,13 @@ static void judge_invocations(run_judge *j) {
                 continue;
             }
             if (inv->count <= 1) continue;
+            const ts_tool_script *tool = ts_expected_tool(j->scenario, c->name);
+            const char *resubmitted = tool && tool->async ? " (its tool is asynchronous: the call was submitted "
+                                                            "again while its answer was pending)"
+                                                          : "";
             if (!j->kill_point) {
-                ts_findings_add(j->f, "U6", "call %.*s of assistant message %zu ran %zu times in a run without a kill",
-                                id_len, c->call_id.ptr, i, inv->count);
+                ts_findings_add(j->f, "U6", "call %.*s of assistant message %zu ran %zu times in a run without a kill%s",
+                                id_len, c->call_id.ptr, i, inv->count, resubmitted);
                 continue;
             }
             bool allowed = false; /* the kill fell inside it, or before the engine's next point after it */
@@ -311,7 +317,8 @@ static void judge_invocations(run_judge *j) {
                 allowed |= inv->points[k] == j->kill_point || inv->points[k] + 1 == j->kill_point;
             if (inv->count > 1 + (size_t)allowed)
                 ts_findings_add(j->f, "U7", "at-least-once: call %.*s of assistant message %zu ran %zu times after a "
-                                "kill at point %ld (%s)", id_len, c->call_id.ptr, i, inv->count, j->kill_point, j->kill_what);
+                                "kill at point %ld (%s)%s", id_len, c->call_id.ptr, i, inv->count, j->kill_point, j->kill_what,
+                                resubmitted);
         }
     if (j->kill_point) return;
     for (size_t k = 0; k < x->assistant_count; k++)

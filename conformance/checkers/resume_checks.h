@@ -26,8 +26,8 @@
  *
  * Findings of a killed run are reported under U9 (crash equivalence), naming the rule they
  * break and the kill point; U7 (exactly-once across kills) stays U7, a Recommended level.
- * An `error` answer fails the case's own rule (U9 in a killed run) and its run is judged on
- * nothing else.
+ * An `error` answer fails the case's own rule (its first Required one; U9 in a killed run) and
+ * its run is judged on nothing else.
  */
 #ifndef TURNSTILE_CONFORMANCE_CHECKERS_RESUME_CHECKS_H
 #define TURNSTILE_CONFORMANCE_CHECKERS_RESUME_CHECKS_H

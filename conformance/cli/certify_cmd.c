@@ -33,6 +33,8 @@ static const char certify_usage[] =
     "  --no-repeat               do not send every case a second time (determinism, D1)\n"
     "  --kill-points all|none|N  resume cases: after the uninterrupted run, kill the testee at\n"
     "                            every point of it, at none, or at the first N (default all)\n"
+    "  --kill-settle MS          resume cases: before a kill, wait until the testee has been silent\n"
+    "                            MS milliseconds (for testees whose world calls run concurrently)\n"
     "  --verbose                 list passing and skipped cases too\n"
     "  --print-requests          print the request line of every selected case (as the testee\n"
     "                            would read it) and exit: no testee runs\n"
@@ -54,7 +56,7 @@ int ts_cli_certify(int argc, char **argv) {
     const char *rules[64], *globs[64];
     long kill_points = 0;
     size_t rule_count = 0, glob_count = 0;
-    ts_testee_options testee_options = {5.0, (size_t)16 << 20, 20};
+    ts_testee_options testee_options = {5.0, (size_t)16 << 20, 20, 0};
     char **command = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -111,6 +113,12 @@ int ts_cli_certify(int argc, char **argv) {
             kill_points = !strcmp(v, "all") ? 0 : !strcmp(v, "none") ? -1 : strtol(v, &end, 10);
             if (end && (*end || kill_points < 1)) {
                 fprintf(stderr, "turnstile certify: --kill-points takes all, none or a positive number\n");
+                return TS_EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--kill-settle")) {
+            testee_options.kill_settle_seconds = atof(argv[++i]) / 1000.0;
+            if (testee_options.kill_settle_seconds <= 0) {
+                fprintf(stderr, "turnstile certify: --kill-settle needs a positive number of milliseconds\n");
                 return TS_EXIT_USAGE;
             }
         } else if (!strcmp(a, "--max-answer-bytes")) {

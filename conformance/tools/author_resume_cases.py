@@ -162,6 +162,16 @@ case("Resume.U9.tools_and_signals_across_turns", ["U9", "U3", "U5", "U7"],
                                {"text": "after more"}],
               tools=TOOLS, events=[{"signal": "while pending"}, {"complete": "c2"}, {"restart": True}, {"signal": "more"}]),
      "uattuauata")
+case("Resume.U9.sync_tools_across_turns", ["U9", "U7", "U3", "U5"],
+     "The multi-turn crash case without asynchronous tools, for engines that cannot suspend on one: two turns with "
+     "two tool calls each, a failing tool, restarts between turns; every point of every turn is a kill point.",
+     scenario(20, "turn one", [{"text": "two tools", "toolCalls": [call("c1", "add", a=1), call("c2", "add", a=2)]},
+                               {"text": "one done"},
+                               {"text": "two more", "toolCalls": [call("c3", "add", a=3), call("c4", "broken")]},
+                               {"text": "two done"}, {"text": "three done"}],
+              tools=TOOLS, events=[{"restart": True}, {"signal": "turn two"}, {"restart": True},
+                                   {"signal": "turn three"}]),
+     "uattauattaua")
 
 
 def roles_of(messages):
