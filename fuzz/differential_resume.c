@@ -21,34 +21,11 @@
 #include <string.h>
 
 #include "conformance/certifier/resume_run.h"
-#include "conformance/certifier/testee.h"
 #include "conformance/checkers/resume_expect.h"
-#include "conformance/testee/mutants.h"
 #include "core/json/codec.h"
+#include "fuzz/fuzz_testee.h"
 #include "fuzz/oracle.h"
 #include "fuzz/scenario_gen.h"
-
-static ts_testee *testee; /* the fuzzer's entry point needs it across calls */
-
-static ts_testee *the_testee(void) {
-    if (testee) return testee;
-    const char *command = getenv("TURNSTILE_TESTEE"), *mutant = getenv("TURNSTILE_TESTEE_MUTANT");
-    const char *timeout = getenv("TURNSTILE_TESTEE_TIMEOUT");
-    if (command && *command) {
-        char *argv[] = {"/bin/sh", "-c", (char *)command, NULL};
-        const char *settle = getenv("TURNSTILE_KILL_SETTLE_MS");
-        ts_testee_options options = {timeout ? atof(timeout) : 10.0, (size_t)16 << 20, 1000000,
-                                     settle ? atof(settle) / 1000.0 : 0};
-        char why[300];
-        testee = ts_testee_spawn(argv, &options, why, sizeof why);
-        if (!testee) ts_oracle_fail(why, NULL, 0);
-    } else {
-        const ts_mutant *m = mutant && *mutant ? ts_mutant_find(mutant) : NULL;
-        if (mutant && *mutant && !m) ts_oracle_fail("TURNSTILE_TESTEE_MUTANT names no mutant", NULL, 0);
-        testee = ts_testee_in_process(m);
-    }
-    return testee;
-}
 
 static long kill_points(void) {
     const char *v = getenv("TURNSTILE_KILL_POINTS");
@@ -120,7 +97,7 @@ static void ask(ts_arena *arena, const ts_json *doc, verdict *v) {
     memset(&r, 0, sizeof r);
     r.c = &c;
     ts_findings_init(&r.findings);
-    ts_resume_run_case(&c, the_testee(), &options, true, &r);
+    ts_resume_run_case(&c, ts_fuzz_testee(10.0), &options, true, &r);
     if (r.verdict == TS_VERDICT_ERROR) {
         snprintf(v->rule, sizeof v->rule, "harness");
         snprintf(v->message, sizeof v->message, "%s: %s", r.outcome, r.detail);
