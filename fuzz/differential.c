@@ -32,16 +32,14 @@
 
 #include "conformance/certifier/gate.h"
 #include "conformance/certifier/suite.h"
-#include "conformance/certifier/testee.h"
 #include "conformance/checkers/checks.h"
-#include "conformance/testee/mutants.h"
 #include "core/json/codec.h"
 #include "core/merge/host.h"
 #include "core/merge/merger.h"
+#include "fuzz/fuzz_testee.h"
 #include "fuzz/gen.h"
 #include "fuzz/oracle.h"
 
-static ts_testee *testee; /* the fuzzer's entry point needs it across calls */
 static ts_expected_failures known; /* $TURNSTILE_EXPECTED_FAILURES, read once */
 static bool known_loaded;
 
@@ -73,24 +71,6 @@ static bool rule_counts(const char *rule) {
     return true;
 }
 
-static ts_testee *the_testee(void) {
-    if (testee) return testee;
-    const char *command = getenv("TURNSTILE_TESTEE"), *mutant = getenv("TURNSTILE_TESTEE_MUTANT");
-    const char *timeout = getenv("TURNSTILE_TESTEE_TIMEOUT");
-    if (command && *command) {
-        char *argv[] = {"/bin/sh", "-c", (char *)command, NULL};
-        ts_testee_options options = {timeout ? atof(timeout) : 5.0, (size_t)16 << 20, 1000000};
-        char why[300];
-        testee = ts_testee_spawn(argv, &options, why, sizeof why);
-        if (!testee) ts_oracle_fail(why, NULL, 0);
-    } else {
-        const ts_mutant *m = mutant && *mutant ? ts_mutant_find(mutant) : NULL;
-        if (mutant && *mutant && !m) ts_oracle_fail("TURNSTILE_TESTEE_MUTANT names no mutant", NULL, 0);
-        testee = ts_testee_in_process(m);
-    }
-    return testee;
-}
-
 typedef struct verdict {
     const char *rule;   /* the first Required rule violated, or a harness outcome; NULL: fine */
     char message[600];
@@ -116,7 +96,7 @@ static void ask(const ts_json *values, size_t n, verdict *v) {
     ts_codec_write(&request, &array, TS_WRITE_COMPACT);
     ts_buf_append_char(&request, '}');
     ts_call_result call;
-    ts_testee_call(the_testee(), request.data, request.len, &answer, &call);
+    ts_testee_call(ts_fuzz_testee(5.0), request.data, request.len, &answer, &call);
     ts_json reply;
     if (call.status != TS_CALL_ANSWERED) {
         if (!rule_counts("W3")) goto done;

@@ -39,39 +39,70 @@ assert root.get("failures") == "0" and root.get("errors") == "0"
 PY
 
 name=reference_over_the_pipe
-"$TURNSTILE" certify -- "$TURNSTILE" testee >"$TMP/out" 2>&1 && grep -q '0 failed, 0 skipped' "$TMP/out" \
+# (one kill point per resume case here: every point of a few cases is swept over the pipe below)
+"$TURNSTILE" certify --kill-points 1 -- "$TURNSTILE" testee >"$TMP/out" 2>&1 && grep -q '0 failed, 0 skipped' "$TMP/out" \
     && grep -q '(turnstile-reference 1)' "$TMP/out" && ok || fail "$(tail -3 "$TMP/out")"
 
-# Each mutant: the rule it must fail first, then every rule it may fail. Stated here, apart
-# from the mutant table in conformance/testee/mutants.c.
-while read -r mutant rules; do
+# Each mutant: the rules it must fail (each), then every rule it may fail. Stated here, apart
+# from the mutant table in conformance/testee/mutants.c. The resume engine's mutants fail their
+# journal-profile rule (J) on the journal op and their universal rule (U) on the resume op,
+# where the certifier plays the model and the tools and kills the testee at every point.
+while read -r mutant must rules; do
     name="mutant_$mutant"
-    "$TURNSTILE" certify --mutant "$mutant" --report-json "$TMP/m.json" >"$TMP/out" 2>&1
+    # A merge mutant's engine is the reference's, a resume mutant's merger: the other half's
+    # cases would only cost time.
+    case "$must" in J*) cases='Journal.*,Resume.*' ;; *) cases='Merge.*,Host.*' ;; esac
+    "$TURNSTILE" certify --mutant "$mutant" --cases "$cases" --report-json "$TMP/m.json" >"$TMP/out" 2>&1
     status=$?
     got=$(json "$TMP/m.json" "','.join(sorted({f['rule'] for c in r['cases'] for f in c['findings']}))")
-    python3 - "$rules" "$got" "$status" <<'PY' && ok || fail "exit $status, failed rules {$got}, allowed {$rules}"
+    python3 - "$must" "$rules" "$got" "$status" <<'PY' && ok || fail "exit $status, failed rules {$got}, must {$must}, allowed {$rules}"
 import sys
-allowed = sys.argv[1].split(",")
-got = set(filter(None, sys.argv[2].split(",")))
-assert sys.argv[3] == "1"
-assert allowed[0] in got, "the mutant's own rule did not fail"
-assert got <= set(allowed), "unrelated rules failed: %s" % (got - set(allowed))
+must = set(sys.argv[1].split(","))
+allowed = set(sys.argv[2].split(","))
+got = set(filter(None, sys.argv[3].split(",")))
+assert sys.argv[4] == "1"
+assert must <= got, "the mutant's own rules did not fail: %s" % (must - got)
+assert got <= allowed, "unrelated rules failed: %s" % (got - allowed)
 PY
 done <<'LIST'
-null-created-at-last O3,I2,O1,O2
-comparer-5825 O1,O2,I2,O3
-timestamps-across-responses I3,I2,O3
-dangling-metadata-dropped R1,R2,R3
-created-at-overwritten K1
-keyed-before-unkeyed I2,O1,O2,O3
-no-host-response-id H1
-counter-entry-ids J1,J2,J3,J4,J6,J7,J8,J9,J10,J11,J12
-timestamps-regenerated-on-load J7,J3,J4,J6,J8
-resume-restarts-loop J9,J3,J4,J6,J7,J8,J11,J12
-both-layers-persist J4,J3,J6,J7,J8,J9,J11,J12
-unescaped-canonical-keys J5,J6,J7
-signal-consumed-outside-commit J10,J3,J4,J6,J7,J8,J11,J12
+null-created-at-last O3 O3,I2,O1,O2
+comparer-5825 O1 O1,O2,I2,O3
+timestamps-across-responses I3 I3,I2,O3
+dangling-metadata-dropped R1 R1,R2,R3
+created-at-overwritten K1 K1
+keyed-before-unkeyed I2 I2,O1,O2,O3
+no-host-response-id H1 H1
+counter-entry-ids J1,U3 J1,J2,J3,J4,J6,J7,J8,J9,J10,J11,J12,J13,U1,U2,U3,U4,U5,U6,U8,U9,U10
+timestamps-regenerated-on-load J7,U4 J7,J3,J4,J6,J8,J13,U4,U9
+resume-restarts-loop J9,U5 J9,J3,J4,J6,J7,J8,J10,J11,J12,J13,U2,U3,U5,U6,U8,U9,U10
+both-layers-persist J4,U2 J4,J3,J6,J7,J8,J9,J11,J12,J13,U2,U3,U4,U6,U9,U10
+unescaped-canonical-keys J5,U6 J5,J6,J7,U6,U9
+signal-consumed-outside-commit J13,U9 J13,J10,J3,J4,J6,J7,J8,J11,J12,U9
 LIST
+# A crash case's findings are reported under J13, naming their rule and the commit: the signal
+# "more", lost by a cursor committed apart from its user entry, is missing after the crash.
+name=mutant_signal_outside_commit_under_J13
+"$TURNSTILE" certify --mutant signal-consumed-outside-commit --cases 'Journal.J13.crash_before_commit_*' \
+    --report-json "$TMP/m.json" >/dev/null 2>&1
+[ "$(json "$TMP/m.json" "any(f['rule'] == 'J13' and f['message'].startswith('after a crash before commit') and '{\"text\":\"more\"}' in f['message'] for c in r['cases'] for f in c['findings'])")" = True ] \
+    && ok || fail "no J13 finding names the lost signal"
+# A killed run's findings are reported under U9, naming the rule they break: the signal lost
+# by a cursor committed apart from its user message is a lost user message (U3).
+name=mutant_signal_outside_commit_names_U3
+"$TURNSTILE" certify --mutant signal-consumed-outside-commit --cases 'Resume.*' --report-json "$TMP/m.json" >/dev/null 2>&1
+[ "$(json "$TMP/m.json" "all(f['message'].split('] ')[0].endswith('[U3') for c in r['cases'] for f in c['findings'])")" = True ] \
+    && ok || fail "U9 findings name another rule than U3"
+
+# The resume op over the pipe: the reference passes every universal rule with a kill at every
+# point (a real SIGKILL of its process group, a restart, recovery). A few cases: each kill
+# starts a process, and the in-process run above has certified every case.
+name=resume_reference_over_the_pipe
+"$TURNSTILE" certify --cases 'Resume.U3.signal_while_tool_pending,Resume.U5.sync_tool_beside_async,Resume.U9.*' --report-json "$TMP/resume.json" -- "$TURNSTILE" testee >"$TMP/out" 2>&1 \
+    && tail -1 "$TMP/out" | grep -qE '^[0-9]+ passed, 0 failed, 0 skipped$' && ok || fail "$(tail -5 "$TMP/out")"
+name=resume_every_point_killed
+[ "$(json "$TMP/resume.json" "all(c['history']['killPoints'] > 0 and c['history']['killPoints'] == c['history']['passingRunsOmitted'] for c in r['cases'])")" = True ] \
+    && ok || fail "a case was not swept over every point"
+
 name=mutant_over_the_pipe
 # .NET sorts 2 and 3 elements with a compare-and-swap network, which happens to order the
 # seed's A, B, C right; the comparer's flaw shows from 4 messages on (insertion sort).
@@ -108,10 +139,11 @@ assert r["testee"]["restarts"] >= 4, r["testee"]
 assert sys.argv[2] == "1"
 PY
 
-# Expected failures, per (case, rule): exact, new failure, unexpected pass, stale entry.
-"$TURNSTILE" certify --mutant keyed-before-unkeyed --write-expected-failures "$TMP/xfail" >/dev/null 2>&1
+# Expected failures, per (case, rule): exact, new failure, unexpected pass, stale entry (a merge
+# mutant: its resume cases pass, and run once each, without a kill sweep).
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --kill-points none --write-expected-failures "$TMP/xfail" >/dev/null 2>&1
 name=expected_failures_exact
-"$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail" --junit "$TMP/x.xml" >"$TMP/out" 2>&1 \
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --kill-points none --expected-failures "$TMP/xfail" --junit "$TMP/x.xml" >"$TMP/out" 2>&1 \
     && tail -1 "$TMP/out" | grep -qE '^[0-9]+ passed, 0 failed, [0-9]+ skipped$' && ! grep -qE '^(FAIL|ERROR) ' "$TMP/out" \
     && ok || fail "$(tail -3 "$TMP/out")"
 name=expected_failures_junit_green
@@ -131,29 +163,29 @@ name=expected_failures_regression_in_a_listed_case
 case_with_two=$(grep -v '^#' "$TMP/xfail" | awk '{print $1}' | uniq -d | head -1)
 rule_dropped=$(grep "^$case_with_two " "$TMP/xfail" | tail -1 | awk '{print $2}')
 grep -v "^$case_with_two $rule_dropped " "$TMP/xfail" >"$TMP/xfail.fewer"
-"$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail.fewer" --junit "$TMP/x.xml" >"$TMP/out" 2>&1
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --kill-points none --expected-failures "$TMP/xfail.fewer" --junit "$TMP/x.xml" >"$TMP/out" 2>&1
 [ $? -eq 1 ] && [ -n "$case_with_two" ] && grep -q "^NEW FAILURE     $case_with_two $rule_dropped " "$TMP/out" \
     && grep -q "^FAIL  $case_with_two" "$TMP/out" && [ "$(grep -c '^FAIL  ' "$TMP/out")" -eq 1 ] \
     && python3 -c "import sys,xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); assert r.get('failures')=='1', r.attrib" "$TMP/x.xml" \
     && ok || fail "[$case_with_two $rule_dropped] $(grep -E 'NEW|FAIL' "$TMP/out" | head -3)"
 name=expected_failures_rule_wildcard
 { grep -v "^$case_with_two " "$TMP/xfail"; echo "$case_with_two *"; } >"$TMP/xfail.star"
-"$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail.star" >"$TMP/out" 2>&1 && ok || fail "$(grep -E 'NEW|UNEXP|STALE' "$TMP/out" | head -3)"
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --kill-points none --expected-failures "$TMP/xfail.star" >"$TMP/out" 2>&1 && ok || fail "$(grep -E 'NEW|UNEXP|STALE' "$TMP/out" | head -3)"
 name=expected_failures_unexpected_pass
 { cat "$TMP/xfail"; echo "Merge.I1.single_id_preserved I1  # passes"; } >"$TMP/xfail.more"
-"$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail.more" >"$TMP/out" 2>&1
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --kill-points none --expected-failures "$TMP/xfail.more" >"$TMP/out" 2>&1
 [ $? -eq 1 ] && grep -q '^UNEXPECTED PASS Merge.I1.single_id_preserved I1' "$TMP/out" && ok || fail "$(tail -3 "$TMP/out")"
 name=expected_failures_stale_entry
 { cat "$TMP/xfail"; echo "Merge.No.such_case O1"; } >"$TMP/xfail.stale"
-"$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail.stale" >"$TMP/out" 2>&1
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --kill-points none --expected-failures "$TMP/xfail.stale" >"$TMP/out" 2>&1
 [ $? -eq 1 ] && grep -q '^STALE ENTRY     Merge.No.such_case O1' "$TMP/out" && tail -1 "$TMP/out" | grep -qE ' 1 failed,' && ok || fail "$(tail -3 "$TMP/out")"
 name=expected_failures_stale_rule
 { cat "$TMP/xfail"; echo "Merge.I1.single_id_preserved Q9"; } >"$TMP/xfail.rule"
-"$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail.rule" >"$TMP/out" 2>&1
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --kill-points none --expected-failures "$TMP/xfail.rule" >"$TMP/out" 2>&1
 [ $? -eq 1 ] && grep -q '^STALE ENTRY     Merge.I1.single_id_preserved Q9 .*names no rule' "$TMP/out" && ok || fail "$(tail -3 "$TMP/out")"
 name=expected_failures_wildcard_too_wide
 { cat "$TMP/xfail"; echo "Merge.I1.* *"; } >"$TMP/xfail.wide"
-"$TURNSTILE" certify --mutant keyed-before-unkeyed --expected-failures "$TMP/xfail.wide" >"$TMP/out" 2>&1
+"$TURNSTILE" certify --mutant keyed-before-unkeyed --kill-points none --expected-failures "$TMP/xfail.wide" >"$TMP/out" 2>&1
 [ $? -eq 1 ] && grep -q '^UNEXPECTED PASS Merge.I1.' "$TMP/out" && ok || fail "$(tail -3 "$TMP/out")"
 name=expected_failures_outside_cases_not_stale
 "$TURNSTILE" certify --mutant keyed-before-unkeyed --cases 'Merge.I1.*' --expected-failures "$TMP/xfail" >"$TMP/out" 2>&1 \
@@ -256,6 +288,14 @@ import json; r = json.load(open('conformance/cases/merge/Merge.O3.seed_A10_Bnull
 r['messages'] = [r['messages'][1], r['messages'][2], r['messages'][0]]; json.dump(r, open('$TMP/bad.json', 'w'))"
 "$TURNSTILE" check --stream conformance/cases/merge/Merge.O3.seed_A10_Bnull_C5.input.jsonl --response "$TMP/bad.json" >"$TMP/out" 2>&1
 [ $? -eq 1 ] && grep -q '^\[O1\]' "$TMP/out" && ok || fail "broken pair not caught: $(cat "$TMP/out")"
+
+# The Python resume kit: an engine of another design (parallel tools, a flat message list saved
+# after every step) passes every universal rule at every kill point. A few cases: each kill
+# starts a Python process.
+name=kit_python_resume
+"$TURNSTILE" certify --cases 'Resume.U3.signal_while_tool_pending,Resume.U5.sync_tool_beside_async,Resume.U6.failing_and_unknown_tools' \
+    -- "$(python3 -c 'import sys; print(sys.executable)')" conformance/testees/python-resume/testee.py >"$TMP/out" 2>&1 \
+    && tail -1 "$TMP/out" | grep -qE '^3 passed, 0 failed, 0 skipped$' && ok || fail "$(tail -5 "$TMP/out")"
 
 for kit in "c-minimal:$C_KIT" "python-minimal:python3 conformance/testees/python-minimal/testee.py" \
            "node-minimal:node conformance/testees/node-minimal/testee.js"; do

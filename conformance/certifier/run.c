@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "conformance/certifier/resume_run.h"
 #include "conformance/checkers/checks.h"
 #include "conformance/checkers/journal_checks.h"
 #include "core/json/codec.h"
@@ -178,7 +179,12 @@ static void judge(const ts_case *c, const char *line, size_t len, const ts_run_o
         r->outcome = "rejected";
         snprintf(r->detail, sizeof r->detail, "%.*s", (int)(rejection.len > 380 ? 380 : rejection.len), rejection.ptr);
         if (host) ts_check_host(c->updates.updates, c->updates.count, NULL, NULL, true, &all);
-        else if (journal) ts_findings_add(&all, "J3", "the testee could not run a valid scenario: %s", r->detail);
+        else if (journal) { /* the case's own (first Required) rule, and no other: nothing else was answered */
+            const char *rule = "J3";
+            for (size_t i = c->rule_count; i-- > 0;)
+                if (ts_rule_find(c->rules[i]) && ts_rule_find(c->rules[i])->level == TS_LEVEL_REQUIRED) rule = c->rules[i];
+            ts_findings_add(&all, rule, "the testee could not run a valid scenario: %s", r->detail);
+        }
         else ts_findings_add(&all, "W3", "the testee rejected a valid stream: %s", r->detail);
     } else if (!response) {
         ts_findings_free(&all);
@@ -189,6 +195,8 @@ static void judge(const ts_case *c, const char *line, size_t len, const ts_run_o
         goto done;
     } else if (host) {
         ts_check_host(c->updates.updates, c->updates.count, ts_json_get(&answer, "stream"), response, false, &all);
+    } else if (journal && c->crash_before_commit) {
+        ts_check_journal_after_crash(&c->scenario, response, c->crash_before_commit, &all);
     } else if (journal) {
         ts_check_journal(&c->scenario, response, &all);
     } else {
@@ -198,7 +206,7 @@ static void judge(const ts_case *c, const char *line, size_t len, const ts_run_o
     r->findings.suppressed = all.suppressed;
     ts_findings_free(&all);
     r->verdict = has_required(&r->findings) ? TS_VERDICT_FAIL : TS_VERDICT_PASS;
-    if (c->has_expected && !rejection.ptr) {
+    if (c->has_expected && !rejection.ptr && (!journal || c->scenario.has_clock)) { /* else it means nothing */
         ts_json got = *response;
         if (host) { /* the golden answer of a host case is {stream, response} */
             ts_json_builder b;
@@ -247,23 +255,27 @@ static double seconds_now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* hello: optional; the testee's name and version go into the report, whole. */
-static void say_hello(ts_testee *testee, ts_buf *answer, ts_certification *out) {
+/* hello: optional; the testee's name and version go into the report, whole. Returns whether
+ * the testee's tools may answer later (resume; true unless the hello says "async": false). */
+static bool say_hello(ts_testee *testee, ts_buf *answer, ts_certification *out) {
     static const char hello[] = "{\"id\":\"$hello\",\"op\":\"hello\"}";
     ts_call_result call;
     ts_testee_call(testee, hello, sizeof hello - 1, answer, &call);
-    if (call.status != TS_CALL_ANSWERED || !answer->data) return;
+    bool async = true;
+    if (call.status != TS_CALL_ANSWERED || !answer->data) return async;
     ts_arena arena;
     ts_arena_init(&arena);
     ts_json h;
     ts_error err;
     if (ts_codec_parse(&arena, answer->data, answer->len, &h, &err)) {
         const ts_json *info = ts_json_get(&h, "hello");
+        async = !ts_json_get(info, "async") || ts_json_get(info, "async")->kind != TS_JSON_FALSE;
         ts_str name = ts_json_string(ts_json_get(info, "name")), version = ts_json_string(ts_json_get(info, "version"));
         if (ts_str_nonempty(name)) out->testee_name = copy_text(name.ptr, name.len);
         if (ts_str_nonempty(version)) out->testee_version = copy_text(version.ptr, version.len);
     }
     ts_arena_free(&arena);
+    return async;
 }
 
 /* One case through the testee: the request, the answer (or the harness outcome), judged.
@@ -298,7 +310,7 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
     ts_buf answer;
     ts_buf_init(&answer);
     ts_call_result call;
-    say_hello(testee, &answer, out);
+    bool async = say_hello(testee, &answer, out); /* resume: tools may answer later unless "async": false */
     size_t total = 0;
     for (size_t i = 0; i < suite->count; i++) total += ts_run_case_selected(options, &suite->cases[i]);
     for (size_t i = 0; i < suite->count && !out->harness_failure[0]; i++) {
@@ -308,7 +320,10 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
         r->c = c;
         r->apart = ts_run_case_apart(options, c);
         ts_findings_init(&r->findings);
-        run_case(testee, c, options, r, &answer);
+        if (strcmp(c->op, "resume") == 0) /* the certifier plays the world and kills the testee */
+            ts_resume_run_case(c, testee, options, async, r);
+        else
+            run_case(testee, c, options, r, &answer);
         if (r->verdict == TS_VERDICT_ERROR && strcmp(r->outcome, "unavailable") == 0)
             snprintf(out->harness_failure, sizeof out->harness_failure, "the testee could not be started: %.250s",
                      ts_testee_failure(testee) ? ts_testee_failure(testee) : r->detail);
@@ -317,7 +332,9 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
     if (options->repeat && ts_run_rule_selected(options, "D1") && !out->harness_failure[0]) {
         for (size_t k = out->count; k-- > 0;) { /* D1: again, in reverse order, after all others */
             ts_case_result *r = &out->results[k];
-            if (!r->answer || r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_SKIPPED) continue;
+            if (!r->answer || r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_SKIPPED ||
+                strcmp(r->c->op, "resume") == 0)
+                continue;
             ts_testee_call(testee, r->c->request, r->c->request_len, &answer, &call);
             bool same = false;
             if (call.status == TS_CALL_ANSWERED) {
@@ -329,10 +346,10 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
                 bool second_ok = first_ok && ts_codec_parse(&arena, answer.data ? answer.data : "", answer.len, &second, &err);
                 const ts_json *first_journal = ts_json_get(&first, "journal"), *second_journal = ts_json_get(&second, "journal");
                 if (second_ok && strcmp(r->c->op, "journal") == 0 && first_journal && second_journal) {
-                    /* entry ids are random (J1): the journals are compared with ids numbered by position */
+                    /* ids are the engine's (J1): the journals are compared with entry and task ids numbered */
                     ts_json a, b;
-                    second_ok = ts_journal_json_without_ids(first_journal, &arena, &a) &&
-                                ts_journal_json_without_ids(second_journal, &arena, &b);
+                    second_ok = ts_journal_json_renumbered(first_journal, &arena, &a) &&
+                                ts_journal_json_renumbered(second_journal, &arena, &b);
                     if (second_ok) {
                         *(ts_json *)first_journal = a;
                         *(ts_json *)second_journal = b;

@@ -47,6 +47,7 @@ typedef struct ts_run_options {
     /* Called after each case (done of total), e.g. to show progress; NULL: not called. */
     void (*progress)(void *context, size_t done, size_t total, const ts_case *c);
     void *progress_context;
+    long kill_points;         /* resume cases: kill at the first N points of each case; 0 all, < 0 none */
 } ts_run_options;
 
 /* The platforms --platform accepts, NULL-terminated, and whether name is one. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conformance/checkers/resume_expect.h"
 #include "core/json/buf.h"
 #include "core/json/codec.h"
 #include "core/json/digest.h"
@@ -145,6 +146,38 @@ static void tag_case(ts_case *c, const ts_json *values) {
     }
 }
 
+/* A resume case's request is many lines (conformance/certifier/resume_run.h); c->request is
+ * the first, with "$STORE" for the directory the certifier makes. Its scenario must be one. */
+static bool resume_request(ts_suite *suite, ts_case *c, const char *path, ts_error *err) {
+    ts_arena scratch;
+    ts_arena_init(&scratch);
+    ts_expected x;
+    char why[300], message[400];
+    bool ok = ts_expect_resume(&c->scenario, &scratch, &x, why, sizeof why);
+    ts_buf request;
+    ts_buf_init(&request);
+    if (ok) {
+        ts_buf_append_str(&request, "{\"id\":");
+        ts_codec_write_string(&request, ts_str_from(c->id));
+        ts_buf_appendf(&request, ",\"op\":\"resume\",\"store\":\"$STORE\",\"thread\":\"%s\",\"tools\":[",
+                       c->scenario.execution_id);
+        for (size_t i = 0; i < x.tool_count; i++) {
+            ts_buf_append_str(&request, i ? ",{\"name\":" : "{\"name\":");
+            ts_codec_write_string(&request, ts_str_from(x.tools[i]));
+            ts_buf_append_char(&request, '}');
+        }
+        ts_buf_append_str(&request, "],\"action\":{\"user\":");
+        ts_codec_write_string(&request, c->scenario.input);
+        ts_buf_append_str(&request, "}}");
+        c->request = ts_arena_strndup(&suite->arena, request.data, request.len);
+        c->request_len = request.len;
+    }
+    ts_buf_free(&request);
+    ts_arena_free(&scratch);
+    if (!ok) snprintf(message, sizeof message, "not a resume case: %s", why);
+    return ok || fail(err, path, message);
+}
+
 /* ------------------------------------------------------------------------ loading ------- */
 
 /* Loads one manifest entry of the case directory dir (relative to the suite root, "" for the
@@ -184,7 +217,7 @@ static bool load_case(ts_suite *suite, const source *src, const char *dir, const
     size_t len;
     char *data = source_read(src, path, &len);
     if (!data) return fail(err, path, "cannot read the case's input");
-    bool journal = strcmp(c->op, "journal") == 0;
+    bool resume = strcmp(c->op, "resume") == 0, journal = resume || strcmp(c->op, "journal") == 0;
     ts_json values;
     ts_error inner;
     ts_error_clear(&inner);
@@ -199,10 +232,12 @@ static bool load_case(ts_suite *suite, const source *src, const char *dir, const
         return fail(err, path, message);
     }
     if (!journal) tag_case(c, &values);
+    if (resume && !resume_request(suite, c, path, err)) return false;
     const ts_json *crash = ts_json_get(entry, "crashBeforeCommit");
-    if (crash && (crash->kind != TS_JSON_INT || crash->u.i < 1 || !journal))
+    if (crash && (crash->kind != TS_JSON_INT || crash->u.i < 1 || !journal || resume))
         return fail(err, path, "\"crashBeforeCommit\" is a positive integer, for journal cases only");
     c->crash_before_commit = crash ? (long)crash->u.i : 0;
+    if (resume) return true;
     ts_buf request;
     ts_buf_init(&request);
     ts_buf_append_str(&request, "{\"id\":");

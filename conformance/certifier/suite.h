@@ -6,7 +6,9 @@
  * suite's identity (version and content hash) and the platform tags of each case.
  * A manifest is {"cases":[{"id","rules":[...],"description","input","expected"?, "op"?}]};
  * "op" defaults to "merge". A journal case's input is a scenario (core/resume/scenario.h) and it may
- * carry "crashBeforeCommit": k. Ids are unique across the whole suite.
+ * carry "crashBeforeCommit": k. A resume case's input is a scenario too (without edits), and
+ * its request is the first of many (conformance/certifier/resume_run.h). Ids are unique
+ * across the whole suite.
  */
 #ifndef TURNSTILE_CONFORMANCE_CERTIFIER_SUITE_H
 #define TURNSTILE_CONFORMANCE_CERTIFIER_SUITE_H
@@ -28,13 +30,13 @@ enum { TS_CASE_MAX_TAGS = 4 };
 
 typedef struct ts_case {
     const char *id;
-    const char *op;            /* "merge", "host" or "journal" */
+    const char *op;            /* "merge", "host", "journal" or "resume" */
     const char **rules;
     size_t rule_count;
     const char *description;
     const char *source;        /* the input file, relative to the suite root */
     ts_stream updates;         /* merge, host: the input, parsed (for the checkers) */
-    ts_scenario scenario;      /* journal: the input scenario (for the checkers) */
+    ts_scenario scenario;      /* journal, resume: the input scenario (for the checkers) */
     long crash_before_commit;  /* journal: > 0 asks the testee to simulate a crash there */
     const char *request;       /* the request line, without newline */
     size_t request_len;

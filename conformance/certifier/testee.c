@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -392,14 +393,14 @@ ts_testee *ts_testee_spawn(char *const argv[], const ts_testee_options *options,
     return t;
 }
 
-void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result) {
+/* Writes request (unless NULL) to the child and reads the line that answers it. check_extra:
+ * first take output left from the previous request as second answers, and notice a death
+ * since; off for the replies of a conversation (ts_testee_converse), whose next world call
+ * may already be written. */
+static void call_child(ts_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result,
+                       bool check_extra) {
     memset(result, 0, sizeof *result);
     ts_buf_reset(answer);
-    if (t->in_process) {
-        if (request) ts_testee_answer(&t->config, request, len, answer);
-        result->status = TS_CALL_ANSWERED;
-        return;
-    }
     if (t->failure) {
         result->status = TS_CALL_UNAVAILABLE;
         snprintf(result->detail, sizeof result->detail, "not sent: %s", t->failure);
@@ -407,7 +408,7 @@ void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answe
     }
     char id[ID_MAX] = "";
     if (request && !line_id(request, len, id)) id[0] = '\0';
-    if (t->running && request) {
+    if (t->running && request && check_extra) {
         result->extra_output = ts_testee_has_extra_output(t);
         if (t->child.ended) { /* it died after its last answer: this request finds it dead */
             describe_end(t, false, result);
@@ -499,6 +500,94 @@ void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answe
         if (fds[0].revents) ts_child_check_ended(&t->child);
     }
 }
+
+void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result) {
+    if (t->in_process) {
+        memset(result, 0, sizeof *result);
+        ts_buf_reset(answer);
+        if (request) ts_testee_answer(&t->config, request, len, answer);
+        result->status = TS_CALL_ANSWERED;
+        return;
+    }
+    call_child(t, request, len, answer, result, true);
+}
+
+/* Reads what the child writes until it has been silent for `seconds` (at most 20 times that in
+ * all), dropping it: lines in flight when the certifier kills. */
+static void settle(ts_testee *t, double seconds) {
+    char buf[65536];
+    double end = now_seconds() + 20 * seconds, quiet = now_seconds() + seconds;
+    while (t->running && !t->stdout_eof && now_seconds() < end && now_seconds() < quiet) {
+        struct pollfd fds[2] = {{t->child.out, POLLIN, 0}, {t->child.err, POLLIN, 0}};
+        int ready = poll(fds, 2, (int)((quiet - now_seconds()) * 1000) + 1);
+        if (ready <= 0) continue;
+        if (fds[1].revents) drain_stderr(t);
+        if (fds[0].revents) {
+            ssize_t n = read(t->child.out, buf, sizeof buf);
+            if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) break; /* it exited meanwhile */
+            if (n > 0) quiet = now_seconds() + seconds;
+        }
+    }
+    t->pending_len = 0;
+}
+
+/* In-process world calls: straight to the caller's line handler. */
+typedef struct in_process_conversation {
+    ts_line_handler on_line;
+    void *context;
+    bool over; /* killed, or a world line was taken as the answer */
+    bool killed;
+} in_process_conversation;
+
+static bool in_process_exchange(void *context, const char *line, size_t len, ts_buf *reply) {
+    in_process_conversation *c = context;
+    if (c->over) return false;
+    ts_line_verdict v = c->on_line(c->context, line, len, reply);
+    c->over = v != TS_LINE_REPLY;
+    c->killed = v == TS_LINE_KILL;
+    return !c->over;
+}
+
+void ts_testee_converse(ts_testee *t, const char *request, size_t len, ts_line_handler on_line, void *context,
+                        ts_call_result *result) {
+    ts_buf line, reply;
+    ts_buf_init(&line);
+    ts_buf_init(&reply);
+    if (t->in_process) {
+        in_process_conversation c = {on_line, context, false, false};
+        t->config.exchange = in_process_exchange;
+        t->config.exchange_context = &c;
+        ts_testee_call(t, request, len, &line, result);
+        t->config.exchange = NULL;
+        if (c.killed) {
+            result->status = TS_CALL_CRASHED;
+            result->code = SIGKILL;
+        } else if (!c.over) {
+            on_line(context, line.data ? line.data : "", line.len, &reply);
+        }
+    } else {
+        call_child(t, request, len, &line, result, true);
+        while (result->status == TS_CALL_ANSWERED) {
+            ts_buf_reset(&reply);
+            ts_line_verdict v = on_line(context, line.data ? line.data : "", line.len, &reply);
+            if (v == TS_LINE_ANSWER) break;
+            if (v == TS_LINE_KILL) {
+                if (t->options.kill_settle_seconds > 0) settle(t, t->options.kill_settle_seconds);
+                stop(t, true);
+                t->stopped_on_purpose = true;
+                memset(result, 0, sizeof *result);
+                result->status = TS_CALL_CRASHED;
+                result->code = SIGKILL;
+                break;
+            }
+            call_child(t, reply.data ? reply.data : "", reply.len, &line, result, false);
+        }
+    }
+    ts_buf_free(&line);
+    ts_buf_free(&reply);
+}
+
+void ts_testee_stop(ts_testee *t) { ts_testee_finish(t); }
 
 void ts_testee_finish(ts_testee *t) {
     if (t->in_process || !t->running) return;

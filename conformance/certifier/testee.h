@@ -47,6 +47,9 @@ typedef struct ts_testee_options {
     double timeout_seconds;     /* per answer; 0: default 5; at most 86400 */
     size_t max_answer_bytes;    /* 0: default 16 MiB */
     int max_restarts;           /* 0: default 20 */
+    double kill_settle_seconds; /* ts_testee_converse: before a kill, let the testee act on the replies
+                                 * it has (read, unanswered, what it writes until it is this long
+                                 * silent); 0: kill at once */
 } ts_testee_options;
 
 /* The reference (or a mutant) answering in-process. */
@@ -60,6 +63,31 @@ ts_testee *ts_testee_spawn(char *const argv[], const ts_testee_options *options,
 /* Sends one request line (no newline) and reads the answer line into answer (cleared first).
  * With request NULL, sends nothing and reads the next line (after a stale answer). */
 void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result);
+
+/* What the caller makes of one line the testee wrote while a conversing request is in flight. */
+typedef enum ts_line_verdict {
+    TS_LINE_REPLY,   /* a world call: the reply the handler wrote is sent back, and reading goes on */
+    TS_LINE_ANSWER,  /* the request's answer: the request is over */
+    TS_LINE_KILL,    /* kill the testee's process group now, without replying */
+} ts_line_verdict;
+
+/* Judges one line (len bytes, no newline); for TS_LINE_REPLY appends the reply line to reply. */
+typedef ts_line_verdict (*ts_line_handler)(void *context, const char *line, size_t len, ts_buf *reply);
+
+/* A request whose answer comes after world calls (PROTOCOL.md `resume`): sends request, then
+ * hands each line the testee writes to on_line, writing back the replies it makes, until
+ * on_line takes a line as the answer or asks for a kill. Every line has the answer timeout.
+ * A kill SIGKILLs the child's process group (result: crashed, code SIGKILL) — at once, or after
+ * options.kill_settle_seconds of silence; lines written meanwhile are in flight, not answered,
+ * and handed to no one. The next call starts the command again, not counted as a restart. In-process, world calls
+ * reach on_line directly, and a kill stops the reference at that world call. result holds the
+ * harness outcome otherwise, as ts_testee_call's. */
+void ts_testee_converse(ts_testee *t, const char *request, size_t len, ts_line_handler on_line, void *context,
+                        ts_call_result *result);
+
+/* Stops the child as a clean restart does (ts_testee_finish): closes its stdin, waits up to 2 s, then kills it.
+ * The next call starts the command again (not counted as a restart). No-op in-process. */
+void ts_testee_stop(ts_testee *t);
 
 /* Checks whether the testee wrote anything after its last answer (a second answer). */
 bool ts_testee_has_extra_output(ts_testee *t);

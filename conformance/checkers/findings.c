@@ -45,6 +45,16 @@ const ts_rule_info ts_rules[] = {
     {"J11", TS_LEVEL_REQUIRED, "journal: the checkpoint says where to continue"},
     {"J12", TS_LEVEL_RECOMMENDED, "journal: branches keep the abandoned history"},
     {"J13", TS_LEVEL_REQUIRED, "journal: crash equivalence (judged through restart events by J3-J11)"},
+    {"U1", TS_LEVEL_REQUIRED, "resume: no two messages share a messageId"},
+    {"U2", TS_LEVEL_REQUIRED, "resume: the conversation is the scenario's (N simple turns give 2N messages)"},
+    {"U3", TS_LEVEL_REQUIRED, "resume: each user message appears exactly once, also across kills"},
+    {"U4", TS_LEVEL_REQUIRED, "resume: an observed messageId or createdAt never changes"},
+    {"U5", TS_LEVEL_REQUIRED, "resume: no orphan tool call, no model call while calls are pending"},
+    {"U6", TS_LEVEL_REQUIRED, "resume: every tool call runs, and once, in a run without a kill"},
+    {"U7", TS_LEVEL_RECOMMENDED, "resume: tools run exactly once across kills (else at-least-once)"},
+    {"U8", TS_LEVEL_REQUIRED, "resume: idle only when the turn is over, waiting only while a call is pending"},
+    {"U9", TS_LEVEL_REQUIRED, "resume: crash equivalence after a kill at any point"},
+    {"U10", TS_LEVEL_RECOMMENDED, "resume: the model is not asked twice for one step without a kill"},
 };
 const size_t ts_rule_count = sizeof ts_rules / sizeof ts_rules[0];
 

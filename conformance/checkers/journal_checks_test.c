@@ -13,6 +13,9 @@
  *    order, call ids for pendingToolCalls, no eventsApplied) draw nothing.
  * 4. The reading of an edit during pending tool calls the reference does not take (applied at
  *    once) passes too, in its variants.
+ * 5. So do the profile's other choices taken otherwise: an unknown tool's error worded by the
+ *    engine, "toolCalls": [] written or left out, a signal consumed while a tool is pending;
+ *    and a null timestamp is J8's finding alone.
  * Answers travel as JSON text, as they would from a testee.
  */
 #include <stdio.h>
@@ -21,6 +24,7 @@
 
 #include "conformance/checkers/journal_checks.h"
 #include "core/json/buf.h"
+#include "core/json/canon.h"
 #include "core/json/codec.h"
 #include "core/resume/engine.h"
 #include "core/resume/store_memory.h"
@@ -709,6 +713,171 @@ static void test_edit_applied_at_once_passes(void) {
     ts_arena_free(&arena);
 }
 
+/* ------------------------------------------- 5. the profile's choices, taken otherwise ---- */
+
+/* The scripted world, with the engine's own choices where SPEC §6 leaves them: an unknown
+ * tool's error worded otherwise, and "toolCalls": [] written where the script has none (or
+ * left out where it has an empty one). */
+typedef struct other_world {
+    ts_world base;
+    ts_scenario_world scripted;
+    bool add_empty_calls;
+} other_world;
+
+static bool other_model(ts_world *w, const ts_json *messages, const char (*ids)[TS_UUID_TEXT], size_t count,
+                        uint64_t ordinal, ts_arena *arena, ts_json *answer, ts_error *err) {
+    other_world *o = (other_world *)w;
+    if (!o->scripted.base.vtable->model(&o->scripted.base, messages, ids, count, ordinal, arena, answer, err)) return false;
+    const ts_json *calls = ts_json_get(answer, "toolCalls");
+    ts_json_builder b;
+    ts_json_builder_init(&b, arena);
+    ts_json_builder_add(&b, "text", ts_json_make_string(ts_json_string(ts_json_get(answer, "text"))));
+    if (calls && calls->u.a.count) ts_json_builder_add(&b, "toolCalls", *calls);
+    else if (o->add_empty_calls) ts_json_builder_add(&b, "toolCalls", (ts_json){TS_JSON_ARRAY, {.a = {NULL, 0}}});
+    return ts_json_builder_finish(&b, answer);
+}
+
+static bool other_tool(ts_world *w, ts_str name, ts_str call_id, const ts_json *arguments, ts_arena *arena,
+                       ts_tool_status *status, ts_json *result, ts_error *err) {
+    other_world *o = (other_world *)w;
+    if (!o->scripted.base.vtable->tool(&o->scripted.base, name, call_id, arguments, arena, status, result, err))
+        return false;
+    if (!ts_scenario_tool(o->scripted.scenario, name)) *result = ts_json_make_string(ts_str_from("Error: not found"));
+    return true;
+}
+
+static void other_timestamp(ts_world *w, uint64_t n, char out[TS_TIMESTAMP_TEXT]) {
+    other_world *o = (other_world *)w;
+    o->scripted.base.vtable->timestamp(&o->scripted.base, n, out);
+}
+
+static const ts_world_vtable other_vtable = {other_model, other_tool, other_timestamp, NULL};
+
+static const char *const choices_scenario =
+    "{\"executionId\":\"00000000-0000-4000-8000-0000000000c1\","
+    "\"clock\":{\"start\":\"2026-05-13T10:00:00Z\",\"stepMs\":1000},\"input\":\"try\","
+    "\"llm\":[{\"text\":\"trying\",\"toolCalls\":[{\"callId\":\"c1\",\"name\":\"nope\",\"arguments\":{}},"
+    "{\"callId\":\"c2\",\"name\":\"add\",\"arguments\":{\"a\":1}}]},{\"text\":\"one failed\",\"toolCalls\":[]}],"
+    "\"tools\":{\"add\":{\"result\":5}}}";
+
+/* The run of choices_scenario by an engine that takes SPEC's choices otherwise: it passes, and
+ * a null timestamp is J8's finding alone (the answer is still judged on everything else). */
+static void test_profile_choices_pass(void) {
+    for (int variant = 0; variant < 3; variant++) {
+        ts_arena arena;
+        ts_arena_init(&arena);
+        ts_json doc;
+        ts_scenario s;
+        ts_error err;
+        ts_error_clear(&err);
+        CHECK(ts_codec_parse(&arena, choices_scenario, strlen(choices_scenario), &doc, &err) &&
+              ts_scenario_from_json(&doc, &arena, &s, &err));
+        other_world w = {.base = {&other_vtable}, .add_empty_calls = variant == 1};
+        ts_scenario_world_init(&w.scripted, &s);
+        ts_store *store = ts_memory_store_new();
+        ts_engine *engine = ts_engine_open(store, &w.base, s.execution_id, s.input, NULL, &err);
+        ts_engine_state state;
+        CHECK(engine && ts_engine_run(engine, &state, &err));
+        ts_journal j;
+        ts_journal_init(&j);
+        ts_json value, answer;
+        ts_buf text;
+        ts_buf_init(&text);
+        CHECK(ts_store_load(store, &arena, &j, &err) && ts_journal_to_json(&j, &arena, &value, &err) &&
+              ts_codec_write(&text, &value, TS_WRITE_COMPACT) && ts_codec_parse(&arena, text.data, text.len, &answer, &err));
+        if (variant == 2) { /* the last entry's timestamp null: no LLM input holds it */
+            ts_json *entries = (ts_json *)ts_json_get(&answer, "entries"), *transcript = (ts_json *)ts_json_get(&answer, "transcript");
+            *(ts_json *)ts_json_get(&entries->u.a.items[entries->u.a.count - 1], "timestamp") = ts_json_make_null();
+            *(ts_json *)ts_json_get(&transcript->u.a.items[transcript->u.a.count - 1], "timestamp") = ts_json_make_null();
+        }
+        ts_findings f;
+        ts_findings_init(&f);
+        CHECK(ts_check_journal(&s, &answer, &f));
+        char rules[200];
+        rules_of(&f, rules, sizeof rules);
+        printf("profile choices, variant %d -> %s\n", variant, f.count ? rules : "no finding");
+        if (variant < 2 ? f.count != 0 : strcmp(rules, "J8") != 0) print_findings("profile choices", &f);
+        CHECK(variant < 2 ? f.count == 0 : strcmp(rules, "J8") == 0);
+        ts_findings_free(&f);
+        ts_buf_free(&text);
+        ts_journal_free(&j);
+        ts_engine_close(engine);
+        ts_store_close(store);
+        ts_arena_free(&arena);
+    }
+}
+
+/* A signal that arrives while a tool is pending, consumed at once (before the tool's entry), as
+ * an engine other than the reference may: SPEC §6.1 allows it, so it passes; the reference's
+ * reading (after the tool entry) passes in test 1. Built from the reference's own journal of
+ * the same execution: the user entry moves before the tool entry, and the tasks whose input
+ * saw the old order are named again. */
+static void test_signal_consumed_at_once_passes(void) {
+    static const char *const scenario =
+        "{\"executionId\":\"00000000-0000-4000-8000-0000000000c2\","
+        "\"clock\":{\"start\":\"2026-05-13T10:00:00Z\",\"stepMs\":1000},\"input\":\"fetch\","
+        "\"llm\":[{\"text\":\"fetching\",\"toolCalls\":[{\"callId\":\"c1\",\"name\":\"fetch\",\"arguments\":{}}]},"
+        "{\"text\":\"both\"}],\"tools\":{\"fetch\":{\"result\":\"ok\",\"async\":true}},"
+        "\"events\":[{\"signal\":\"meanwhile\"},{\"complete\":\"c1\"}]}";
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_json doc;
+    ts_scenario s;
+    ts_error err;
+    ts_error_clear(&err);
+    CHECK(ts_codec_parse(&arena, scenario, strlen(scenario), &doc, &err) && ts_scenario_from_json(&doc, &arena, &s, &err));
+    ts_json answer;
+    bool drove;
+    char why[320];
+    CHECK(reference_answer(&s, NULL, &arena, &answer, NULL, &drove, why, sizeof why) && drove);
+    /* entries: 0 user, 1 assistant, 2 tool, 3 user "meanwhile", 4 assistant. Swap 2 and 3 (their
+     * contents and roles, keeping ids, parents and the clock's order of creation). */
+    ts_json *entries = (ts_json *)ts_json_get(&answer, "entries"), *transcript = (ts_json *)ts_json_get(&answer, "transcript");
+    const char *fields[] = {"role", "content"};
+    for (int f = 0; f < 2; f++)
+        for (int list = 0; list < 2; list++) {
+            ts_json *items = list ? transcript->u.a.items : entries->u.a.items;
+            ts_json *a = (ts_json *)ts_json_get(&items[2], fields[f]), *b = (ts_json *)ts_json_get(&items[3], fields[f]), t = *a;
+            *a = *b;
+            *b = t;
+        }
+    /* The last LLM task's input: the four messages before entry 4, in their new order. */
+    ts_buf input;
+    ts_buf_init(&input);
+    ts_buf_append_str(&input, "{\"messages\":[");
+    for (int i = 0; i < 4; i++) {
+        const ts_json *e = &entries->u.a.items[i];
+        ts_buf_append_str(&input, i ? ",{\"content\":" : "{\"content\":");
+        ts_codec_write(&input, ts_json_get(e, "content"), TS_WRITE_COMPACT);
+        ts_buf_append_str(&input, ",\"role\":");
+        ts_codec_write(&input, ts_json_get(e, "role"), TS_WRITE_COMPACT);
+        ts_buf_append_str(&input, ",\"timestamp\":");
+        ts_codec_write(&input, ts_json_get(e, "timestamp"), TS_WRITE_COMPACT);
+        ts_buf_append_char(&input, '}');
+    }
+    ts_buf_append_str(&input, "]}");
+    ts_json parsed;
+    ts_buf canonical;
+    ts_buf_init(&canonical);
+    CHECK(ts_codec_parse(&arena, input.data, input.len, &parsed, &err) && ts_canon_write(&canonical, &parsed, &err));
+    const ts_json *tasks = ts_json_get(&answer, "tasks");
+    size_t last_llm = 0;
+    for (size_t i = 0; i < tasks->u.a.count; i++)
+        if (ts_str_eq_cstr(ts_json_string(ts_json_get(&tasks->u.a.items[i], "kind")), "llm-request")) last_llm = i;
+    char *text = ts_arena_strndup(&arena, canonical.data, canonical.len);
+    rename_task_by_input(&arena, &answer, last_llm, s.execution_id, text);
+    ts_findings f;
+    ts_findings_init(&f);
+    CHECK(ts_check_journal(&s, &answer, &f));
+    if (f.count) print_findings("signal at once", &f);
+    CHECK(f.count == 0);
+    printf("a signal consumed at once, before the pending tool's entry, passes\n");
+    ts_findings_free(&f);
+    ts_buf_free(&input);
+    ts_buf_free(&canonical);
+    ts_arena_free(&arena);
+}
+
 /* The J5 test vector of SPEC §6.2, through the same functions the checker names tasks with. */
 static void test_spec_task_vector(void) {
     char key[TS_TASK_KEY_TEXT_LEN + 1], id[TS_UUID_TEXT_LEN + 1];
@@ -726,5 +895,7 @@ int main(void) {
     TS_RUN(test_every_mutant_is_caught);
     TS_RUN(test_hand_made_answers);
     TS_RUN(test_edit_applied_at_once_passes);
+    TS_RUN(test_profile_choices_pass);
+    TS_RUN(test_signal_consumed_at_once_passes);
     return ts_unit_finish();
 }

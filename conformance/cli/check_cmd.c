@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "conformance/checkers/checks.h"
+#include "conformance/checkers/resume_checks.h"
 #include "conformance/cli/cli.h"
 #include "core/json/codec.h"
 #include "core/merge/model.h"
@@ -10,19 +11,89 @@
 static const char check_usage[] =
     "usage: turnstile check --stream S.jsonl --response R.json [--response-id ID]\n"
     "       turnstile check --host --stream EMISSIONS.jsonl --response ANSWER.json\n"
+    "       turnstile check --scenario S.json --history H.json [--case ID] [--rule RULE]\n"
     "\n"
     "Runs every conformance checker (conformance/SPEC.md rules) on a recorded pair: the\n"
     "updates a merger received and the response it produced — e.g. captured production traffic.\n"
     "No testee runs. With --host, S holds the agent's emissions and R the host's answer\n"
     "{\"stream\": [...], \"response\": {...}} (PROTOCOL.md host rules).\n"
+    "With --history, H is the recorded history of a resume case (the \"history\" of a case in\n"
+    "a certify --report-json report; give the report and --case ID, or the history alone), judged\n"
+    "again against its scenario S by the universal resume rules (SPEC.md section 6.4): a\n"
+    "failure replays without the testee.\n"
     "\n"
     "  --response-id ID   the turn's id as the host named it (I1)\n"
+    "  --rule RULE        the case's own rule, charged with error answers (default U2)\n"
     "  --max-input-bytes N  refuse an input longer than N bytes (K, M, G; default 256M; 0: none)\n"
     "\n"
     "exit status: 0 no Required rule violated; 1 violations (listed on stdout); 2 bad input.\n";
 
+/* Prints the findings and the verdict line; the exit status. */
+static int print_findings(const ts_findings *findings, bool ok) {
+    size_t required = 0;
+    for (size_t i = 0; i < findings->count; i++) {
+        const ts_rule_info *info = ts_rule_find(findings->items[i].rule);
+        bool is_required = !info || info->level == TS_LEVEL_REQUIRED;
+        required += is_required;
+        printf("[%s%s] %s\n", findings->items[i].rule, is_required ? "" : ", recommended", findings->items[i].message);
+    }
+    if (findings->suppressed) printf("(%zu more findings)\n", findings->suppressed);
+    printf("%s: %zu violation%s of Required rules, %zu of Recommended ones\n", required ? "FAIL" : "PASS", required,
+           required == 1 ? "" : "s", findings->count - required);
+    return !ok ? TS_EXIT_FAILURE : required ? TS_EXIT_FAILURE : TS_EXIT_OK;
+}
+
+/* --history: a resume case's recorded history, judged again. */
+static int check_history(const char *scenario_path, const char *history_path, const char *case_id, const char *rule,
+                         size_t max_input) {
+    char *scenario_text = NULL, *history_text = NULL;
+    size_t scenario_len, history_len;
+    if (ts_cli_read_input(scenario_path, max_input, &scenario_text, &scenario_len) ||
+        ts_cli_read_input(history_path, max_input, &history_text, &history_len)) {
+        free(scenario_text);
+        return TS_EXIT_USAGE;
+    }
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_error err;
+    ts_error_clear(&err);
+    ts_json scenario_json, history;
+    ts_scenario scenario;
+    char message[700];
+    int status = TS_EXIT_USAGE;
+    if (!ts_codec_parse(&arena, scenario_text, scenario_len, &scenario_json, &err) ||
+        !ts_scenario_from_json(&scenario_json, &arena, &scenario, &err)) {
+        ts_error_format(&err, scenario_path, message, sizeof message);
+        fprintf(stderr, "turnstile check: %s\n", message);
+    } else if (!ts_codec_parse(&arena, history_text, history_len, &history, &err)) {
+        ts_error_format(&err, history_path, message, sizeof message);
+        fprintf(stderr, "turnstile check: %s\n", message);
+    } else {
+        const ts_json *h = &history, *cases = ts_json_get(&history, "cases");
+        for (size_t i = 0; cases && cases->kind == TS_JSON_ARRAY && i < cases->u.a.count; i++) /* a report */
+            if (case_id && ts_str_eq_cstr(ts_json_string(ts_json_get(&cases->u.a.items[i], "id")), case_id))
+                h = ts_json_get(&cases->u.a.items[i], "history");
+        if (ts_json_get(h, "history")) h = ts_json_get(h, "history"); /* a report's case */
+        if (!h || !ts_json_get(h, "runs")) {
+            fprintf(stderr, "turnstile check: %s: no resume history%s%s (give a history, or a report and --case ID)\n",
+                    history_path, case_id ? " for case " : "", case_id ? case_id : "");
+        } else {
+            ts_findings findings;
+            ts_findings_init(&findings);
+            bool ok = ts_check_resume(&scenario, h, rule, &findings);
+            status = print_findings(&findings, ok);
+            ts_findings_free(&findings);
+        }
+    }
+    ts_arena_free(&arena);
+    free(scenario_text);
+    free(history_text);
+    return status;
+}
+
 int ts_cli_check(int argc, char **argv) {
     const char *stream_path = NULL, *response_path = NULL, *response_id = NULL;
+    const char *scenario_path = NULL, *history_path = NULL, *case_id = NULL, *rule = "U2";
     bool host = false;
     size_t max_input = TS_CLI_MAX_INPUT_DEFAULT;
     for (int i = 1; i < argc; i++) {
@@ -39,10 +110,29 @@ int ts_cli_check(int argc, char **argv) {
             response_id = argv[++i];
         } else if (!strcmp(argv[i], "--max-input-bytes") && i + 1 < argc) {
             if (!ts_cli_parse_max_input("check", argv[++i], &max_input)) return TS_EXIT_USAGE;
+        } else if (!strcmp(argv[i], "--scenario") && i + 1 < argc) {
+            scenario_path = argv[++i];
+        } else if (!strcmp(argv[i], "--history") && i + 1 < argc) {
+            history_path = argv[++i];
+        } else if (!strcmp(argv[i], "--case") && i + 1 < argc) {
+            case_id = argv[++i];
+        } else if (!strcmp(argv[i], "--rule") && i + 1 < argc) {
+            rule = argv[++i];
+            if (!ts_rule_find(rule)) {
+                fprintf(stderr, "turnstile check: no rule '%s' (rules: see conformance/SPEC.md)\n", rule);
+                return TS_EXIT_USAGE;
+            }
         } else {
             fprintf(stderr, "turnstile check: unknown argument '%s' (see turnstile check --help)\n", argv[i]);
             return TS_EXIT_USAGE;
         }
+    }
+    if (scenario_path || history_path) {
+        if (!scenario_path || !history_path) {
+            fprintf(stderr, "turnstile check: --scenario and --history go together\n");
+            return TS_EXIT_USAGE;
+        }
+        return check_history(scenario_path, history_path, case_id, rule, max_input);
     }
     if (!stream_path || !response_path) {
         fprintf(stderr, "turnstile check: --stream and --response are both required\n");
@@ -77,17 +167,7 @@ int ts_cli_check(int argc, char **argv) {
         bool ok = host ? ts_check_host(stream.updates, stream.count, ts_json_get(&answer, "stream"),
                                        ts_json_get(&answer, "response"), false, &findings)
                        : ts_check_merge(stream.updates, stream.count, ts_str_from(response_id), &answer, &findings);
-        size_t required = 0;
-        for (size_t i = 0; i < findings.count; i++) {
-            const ts_rule_info *info = ts_rule_find(findings.items[i].rule);
-            bool is_required = !info || info->level == TS_LEVEL_REQUIRED;
-            required += is_required;
-            printf("[%s%s] %s\n", findings.items[i].rule, is_required ? "" : ", recommended", findings.items[i].message);
-        }
-        if (findings.suppressed) printf("(%zu more findings)\n", findings.suppressed);
-        printf("%s: %zu violation%s of Required rules, %zu of Recommended ones\n", required ? "FAIL" : "PASS", required,
-               required == 1 ? "" : "s", findings.count - required);
-        status = !ok ? TS_EXIT_FAILURE : required ? TS_EXIT_FAILURE : TS_EXIT_OK;
+        status = print_findings(&findings, ok);
         ts_findings_free(&findings);
     }
     ts_arena_free(&arena);

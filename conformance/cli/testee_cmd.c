@@ -10,11 +10,25 @@ static const char testee_usage[] =
     "usage: turnstile testee [--mutant NAME]\n"
     "\n"
     "Answers conformance requests (conformance/PROTOCOL.md) on stdin, one answer line each on\n"
-    "stdout, with the reference merger and hosting executor; exits at end of input.\n"
+    "stdout, with the reference merger, hosting executor and resume engine (whose model and\n"
+    "tools the certifier plays over the same pipe); exits at end of input.\n"
     "\n"
     "  --mutant NAME   answer as a deliberately broken variant reproducing a historic bug\n"
     "  --list-mutants  print the mutants and the bugs they reproduce\n"
     "  --help          this text\n";
+
+/* The resume op's world calls: one line out on stdout, one reply line back on stdin. */
+static bool stdio_exchange(void *context, const char *line, size_t len, ts_buf *reply) {
+    (void)context;
+    if (fwrite(line, 1, len, stdout) != len || fputc('\n', stdout) == EOF || fflush(stdout) != 0) return false;
+    char *text = NULL;
+    size_t cap = 0;
+    ssize_t n = getline(&text, &cap, stdin);
+    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r')) n--;
+    if (n >= 0) ts_buf_append(reply, text, (size_t)n);
+    free(text);
+    return n >= 0 && !reply->failed;
+}
 
 int ts_cli_testee(int argc, char **argv) {
     const ts_mutant *mutant = NULL;
@@ -38,6 +52,7 @@ int ts_cli_testee(int argc, char **argv) {
     }
     ts_testee_config config;
     ts_testee_config_init(&config, mutant);
+    config.exchange = stdio_exchange;
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;

@@ -1,5 +1,6 @@
 /* handler.c — the reference as a testee; see handler.h. */
 #include "conformance/testee/handler.h"
+#include "conformance/testee/resume_handler.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -128,14 +129,15 @@ static void handle(const ts_testee_config *config, ts_arena *arena, const ts_jso
     if (ts_str_eq_cstr(op, "hello")) {
         ts_json_builder hello;
         ts_json_builder_init(&hello, arena);
-        ts_json list[3] = {ts_json_make_string(ts_str_from("merge")), ts_json_make_string(ts_str_from("host")),
-                           ts_json_make_string(ts_str_from("journal"))};
-        ts_json ops_array = {TS_JSON_ARRAY, {.a = {list, 3}}};
+        ts_json list[4] = {ts_json_make_string(ts_str_from("merge")), ts_json_make_string(ts_str_from("host")),
+                           ts_json_make_string(ts_str_from("journal")), ts_json_make_string(ts_str_from("resume"))};
+        ts_json ops_array = {TS_JSON_ARRAY, {.a = {list, 4}}};
         char name[96];
         snprintf(name, sizeof name, "turnstile-%s%s", mutant ? "mutant-" : "reference", mutant ? mutant->name : "");
         ts_json_builder_add(&hello, "name", ts_json_make_string(ts_str_dup(arena, ts_str_from(name))));
         ts_json_builder_add(&hello, "version", ts_json_make_string(ts_str_from("1")));
         ts_json_builder_add(&hello, "ops", ops_array);
+        ts_json_builder_add(&hello, "async", ts_json_make_bool(true)); /* resume: tools may answer later */
         ts_json value;
         if (ts_json_builder_finish(&hello, &value)) answer_with(out, id, "hello", &value, NULL, NULL);
         else answer_error(out, id, "out of memory");
@@ -143,6 +145,10 @@ static void handle(const ts_testee_config *config, ts_arena *arena, const ts_jso
     }
     if (ts_str_eq_cstr(op, "journal")) {
         handle_journal(config, arena, request, id, out);
+        return;
+    }
+    if (ts_str_eq_cstr(op, "resume")) {
+        ts_testee_resume(config, arena, request, id, out);
         return;
     }
     bool is_merge = ts_str_eq_cstr(op, "merge"), is_host = ts_str_eq_cstr(op, "host");

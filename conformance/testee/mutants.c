@@ -140,19 +140,20 @@ const ts_mutant ts_mutants[] = {
      "I2,O1,O2,O3", order_keyed_first, false, false, false, TS_ENGINE_CORRECT},
     {"no-host-response-id", "seed invariant 1: the host does not assign a ResponseId when the agent gives none", "H1",
      NULL, false, false, true, TS_ENGINE_CORRECT},
-    /* The resume engine's historic bugs (seeds 002 and 003), answered on the journal op. */
+    /* The resume engine's historic bugs (seeds 002 and 003), on the journal op (J rules) and on the
+     * resume op (U rules, with the certifier playing the world and killing the process). */
     {"counter-entry-ids", "seed 003 bug 1: entry ids from a counter that restarts on resume; a collision drops the entry",
-     "J1,J2,J3,J4,J6,J7,J8,J9,J10,J11,J12", NULL, false, false, false, TS_ENGINE_MUTANT_COUNTER_IDS},
+     "J1,U3,J2,J3,J4,J6,J7,J8,J9,J10,J11,J12,J13,U1,U2,U4,U5,U6,U8,U9,U10", NULL, false, false, false, TS_ENGINE_MUTANT_COUNTER_IDS},
     {"timestamps-regenerated-on-load", "seed 003 bug 2: rebuilt messages take the clock's time, so task ids change",
-     "J7,J3,J4,J6,J8", NULL, false, false, false, TS_ENGINE_MUTANT_TIMESTAMPS_ON_LOAD},
+     "J7,U4,J3,J4,J6,J8,J13,U9", NULL, false, false, false, TS_ENGINE_MUTANT_TIMESTAMPS_ON_LOAD},
     {"resume-restarts-loop", "seed 003 bug 3: a resumed ReAct loop asks the LLM again instead of finishing its tools",
-     "J9,J3,J4,J6,J7,J8,J11,J12", NULL, false, false, false, TS_ENGINE_MUTANT_RESTART_LOOP},
+     "J9,U5,J3,J4,J6,J7,J8,J10,J11,J12,J13,U2,U3,U6,U8,U9,U10", NULL, false, false, false, TS_ENGINE_MUTANT_RESTART_LOOP},
     {"both-layers-persist", "seed 002: the core agent and the protocol adapter both persist the turn",
-     "J4,J3,J6,J7,J8,J9,J11,J12", NULL, false, false, false, TS_ENGINE_MUTANT_BOTH_LAYERS_PERSIST},
+     "J4,U2,J3,J6,J7,J8,J9,J11,J12,J13,U3,U4,U6,U9,U10", NULL, false, false, false, TS_ENGINE_MUTANT_BOTH_LAYERS_PERSIST},
     {"unescaped-canonical-keys", "seed 003's canonical JSON: keys unescaped, so distinct inputs collide",
-     "J5,J6,J7", NULL, false, false, false, TS_ENGINE_MUTANT_UNESCAPED_KEYS},
+     "J5,U6,J6,J7,U9", NULL, false, false, false, TS_ENGINE_MUTANT_UNESCAPED_KEYS},
     {"signal-consumed-outside-commit", "the signal cursor advances in a commit of its own: a crash loses the signal",
-     "J10,J3,J4,J6,J7,J8,J11,J12,J13", NULL, false, false, false, TS_ENGINE_MUTANT_SIGNAL_OUTSIDE_COMMIT},
+     "J13,U9,J10,J3,J4,J6,J7,J8,J11,J12", NULL, false, false, false, TS_ENGINE_MUTANT_SIGNAL_OUTSIDE_COMMIT},
 };
 const size_t ts_mutant_count = sizeof ts_mutants / sizeof ts_mutants[0];
 

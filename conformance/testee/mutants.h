@@ -18,12 +18,13 @@
 typedef struct ts_mutant {
     const char *name;
     const char *bug;                 /* the historic bug it reproduces */
-    const char *rules;               /* rules allowed to fail, comma-separated; the first must */
+    const char *rules;               /* rules allowed to fail, comma-separated; the first must (and for
+                                      * the resume engine's, the second: its universal rule) */
     ts_merge_order_fn order;         /* NULL: the reference order */
     bool drop_dangling_metadata;     /* finishReason, usage, agentId of dangling updates lost */
     bool overwrite_created_at;       /* every message gets the response's createdAt or "now" */
     bool no_host_response_id;        /* the host passes the agent's missing ids on */
-    ts_engine_mutant engine;         /* the journal op's bug; TS_ENGINE_CORRECT for the others */
+    ts_engine_mutant engine;         /* the journal and resume ops' bug; TS_ENGINE_CORRECT for the others */
 } ts_mutant;
 
 extern const ts_mutant ts_mutants[];

@@ -88,6 +88,11 @@ uint64_t ts_engine_commits(const ts_engine *engine);
 
 void ts_engine_close(ts_engine *engine); /* accepts NULL */
 
+/* The adapter layer of TS_ENGINE_MUTANT_BOTH_LAYERS_PERSIST (seed 002): after a turn, it
+ * appends the turn's assistant and tool entries again, with ids of its own, and moves the
+ * checkpoint's leaf to the copies. Whoever drives such a mutant calls it when a turn ends. */
+bool ts_engine_persist_turn_again(ts_store *store, const ts_journal *journal, ts_arena *arena, ts_error *err);
+
 /* Drives a whole scenario (its world is ts_scenario_world): runs the engine, then applies each event not yet applied (the
  * store remembers how many were, so a driver that died resumes exactly) and runs again; a
  * restart event rebuilds the engine from the store, and so does a simulated crash (unless

@@ -38,7 +38,7 @@ static bool complete_event(ts_store *store, ts_engine *engine, const ts_scenario
 
 /* The adapter-layer bug of seed 002: after a turn, the adapter appends the turn's assistant
  * and tool messages again, rebuilt from its events, with ids of its own. */
-static bool persist_turn_again(ts_store *store, const ts_journal *j, ts_arena *arena, ts_error *err) {
+bool ts_engine_persist_turn_again(ts_store *store, const ts_journal *j, ts_arena *arena, ts_error *err) {
     const ts_entry **path;
     size_t count;
     if (!ts_journal_path(j, j->checkpoint.leaf_id, arena, &path, &count, err)) return false;
@@ -127,7 +127,7 @@ bool ts_engine_drive(ts_store *store, const ts_scenario *scenario, const ts_engi
         }
         if (state == TS_ENGINE_WAITING_SIGNAL && run_options.mutant == TS_ENGINE_MUTANT_BOTH_LAYERS_PERSIST &&
             ts_engine_commits(engine) > before) {
-            if (!persist_turn_again(store, ts_engine_journal(engine), &scratch, err)) goto done;
+            if (!ts_engine_persist_turn_again(store, ts_engine_journal(engine), &scratch, err)) goto done;
             commits++;
             ts_engine_close(engine); /* its mirror is behind the store now */
             engine = NULL;

@@ -450,8 +450,9 @@ static bool first_read(sqlite_store *s, ts_error *err) {
 ts_store *ts_sqlite_store_open(const char *path, const ts_sqlite_options *options, ts_error *err) {
     static const ts_sqlite_options defaults = {TS_SQLITE_SYNC_FULL, NULL, 0, false, TS_SQLITE_SHARED, NULL, NULL};
     const ts_sqlite_options *o = options ? options : &defaults;
-    if (o->synchronous != TS_SQLITE_SYNC_FULL && o->synchronous != TS_SQLITE_SYNC_NORMAL) {
-        ts_error_set(err, "open %s: synchronous must be FULL or NORMAL", path);
+    if (o->synchronous != TS_SQLITE_SYNC_FULL && o->synchronous != TS_SQLITE_SYNC_NORMAL &&
+        o->synchronous != TS_SQLITE_SYNC_OFF) {
+        ts_error_set(err, "open %s: synchronous must be FULL, NORMAL or OFF", path);
         return NULL;
     }
     if ((unsigned)o->owner > TS_SQLITE_OWNER_FAIL) {

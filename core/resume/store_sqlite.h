@@ -52,6 +52,8 @@ typedef enum ts_sqlite_synchronous {
     TS_SQLITE_SYNC_FULL = 0, /* fsync the WAL at every commit: a committed call survives power loss */
     TS_SQLITE_SYNC_NORMAL,   /* fsync at WAL checkpoints only: survives a process crash; a power
                               * loss may drop the last commits (never half of one) */
+    TS_SQLITE_SYNC_OFF,      /* never fsync: survives a killed process (the OS keeps what was
+                              * written), not a power loss; for stores that only face kills */
 } ts_sqlite_synchronous;
 
 /* Who may write the file while this store is open. One process drives an execution: its store

@@ -169,8 +169,12 @@ bool ts_sqlite_open_read_write(sqlite_store *s, const char *path, const ts_sqlit
     if (kind == FILE_REFUSED) return false;
     if (kind == FILE_TURNSTILE && !ts_sqlite_prepare(s, err)) return false; /* version 1: its reading ones */
     const char *sync = o->synchronous == TS_SQLITE_SYNC_NORMAL ? "PRAGMA synchronous = NORMAL"
-                                                              : "PRAGMA synchronous = FULL";
-    if (!set_wal_mode(s, err) || !exec_open_sql(s, sync, "setting synchronous", err)) return false;
+                       : o->synchronous == TS_SQLITE_SYNC_OFF  ? "PRAGMA synchronous = OFF"
+                                                               : "PRAGMA synchronous = FULL";
+    /* before WAL mode too: switching to it then costs no fsync under OFF */
+    if (!exec_open_sql(s, sync, "setting synchronous", err) || !set_wal_mode(s, err) ||
+        !exec_open_sql(s, sync, "setting synchronous", err))
+        return false;
     if (kind == FILE_TURNSTILE && s->schema_version == TS_SQLITE_SCHEMA_VERSION) return true;
     return bring_schema_up_to_date(s, err) && ts_sqlite_prepare(s, err);
 }

@@ -1,0 +1,57 @@
+/* resume_checks.h — the universal resume rules U1-U10 (conformance/SPEC.md §6.4), judged on
+ * what the certifier observed while it played the model and the tools and killed the testee.
+ *
+ * Owns: judging a recorded *history*, Jepsen/Knossos style: the history is data (the JSON
+ * below, saved in the certify report), and judging it is a pure function of (scenario,
+ * history), so a failure replays from the report alone (`turnstile check --scenario S
+ * --history H`). Nothing here asks the testee anything; nothing is self-reported.
+ *
+ *   {"format": "turnstile-resume-history", "version": 1, "case": ID,
+ *    "runs": [{"kill": null | POINT, "events": [EVENT, ...]}, ...]}
+ *
+ * runs[0] is the uninterrupted run; every other run was killed (SIGKILL of the testee's
+ * process group) at world point POINT (1-based: the POINT-th line the testee wrote during the
+ * run that was a world call or a commit notice), before the reply. EVENT is one of
+ *   {"send": ACTION, "of": I, "attempt": N}   an action request (I: the scenario action it
+ *                                            carries out; absent for a recover after a kill
+ *                                            and for reads); ACTION as in PROTOCOL.md
+ *   {"point": P, "model": [MSG...], "reply": K}   a model call, answered llm[K] (null: past the script)
+ *   {"point": P, "tool": {"name", "callId", "arguments"}, "reply": REPLY}
+ *   {"point": P, "commit": "before"|"after", "what": TEXT}
+ *   {"killed": P}                            the testee's process group was killed here
+ *   {"restart": "kill"|"clean"}              the testee was started again
+ *   {"answer": ANSWER}                       the final line of the last action (without "id")
+ *   {"outcome": "timeout"|"crashed"|"exited"|"protocol-error", "detail": TEXT}
+ *                                            the last action drew no answer (harness verdict)
+ *
+ * Findings of a killed run are reported under U9 (crash equivalence), naming the rule they
+ * break and the kill point; U7 (exactly-once across kills) stays U7, a Recommended level.
+ * An `error` answer fails the case's own rule (its first Required one; U9 in a killed run) and
+ * its run is judged on nothing else.
+ */
+#ifndef TURNSTILE_CONFORMANCE_CHECKERS_RESUME_CHECKS_H
+#define TURNSTILE_CONFORMANCE_CHECKERS_RESUME_CHECKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "conformance/checkers/findings.h"
+#include "core/json/json.h"
+#include "core/resume/scenario.h"
+
+/* A judge of one case's runs, one at a time: the uninterrupted run first (the others are
+ * compared with it). NULL with why when the scenario is no resume case, or memory ran out. */
+typedef struct ts_resume_judge ts_resume_judge;
+ts_resume_judge *ts_resume_judge_new(const ts_scenario *scenario, const char *case_rule, char *why, size_t why_size);
+/* Judges one run (an element of "runs") and appends its findings. false: out of memory. */
+bool ts_resume_judge_run(ts_resume_judge *judge, const ts_json *run, ts_findings *findings);
+void ts_resume_judge_free(ts_resume_judge *judge); /* accepts NULL */
+
+/* Judges history (parsed JSON, as above) as runs of the resume case made from scenario;
+ * `case_rule` is the case's own rule (its manifest's first), charged with error answers and
+ * harness outcomes of the uninterrupted run. Appends findings; a malformed history draws
+ * one finding under case_rule naming the field. Returns false only when memory ran out. */
+bool ts_check_resume(const ts_scenario *scenario, const ts_json *history, const char *case_rule,
+                     ts_findings *findings);
+
+#endif
