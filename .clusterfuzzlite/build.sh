@@ -15,7 +15,7 @@ root="${SRC:-$(cd "$(dirname "$0")/.." && pwd)/..}/turnstile"
 [ -d "$root/core" ] || root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 mkdir -p "$OUT"
-targets=(merge_bytes merge_structured differential codec_roundtrip resume_scenarios)
+targets=(merge_bytes merge_structured acceptance differential differential_resume codec_roundtrip resume_scenarios)
 static=$(mktemp -d)
 trap 'rm -rf "$static"' EXIT
 for lib in jansson crypto uuid sqlite3; do ln -s "$($CC -print-file-name="lib$lib.a")" "$static/lib$lib.a"; done

@@ -12,7 +12,7 @@ trap 'rm -rf "$out"' EXIT
 CC=clang CFLAGS="-fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=all -g -O1" \
     LIB_FUZZING_ENGINE="-fsanitize=fuzzer" OUT="$out" SRC="$(cd .. && pwd)" bash .clusterfuzzlite/build.sh
 passed=0 failed=0
-for target in merge_bytes merge_structured differential codec_roundtrip resume_scenarios; do
+for target in merge_bytes merge_structured acceptance differential differential_resume codec_roundtrip resume_scenarios; do
     mkdir -p "$out/$target.corpus"
     (cd "$out/$target.corpus" && python3 -m zipfile -e "$out/${target}_seed_corpus.zip" .)
     if [ -x "$out/$target" ] && "$out/$target" -runs=0 "$out/$target.corpus" >"$out/$target.log" 2>&1 && grep -q "^Done" "$out/$target.log"; then

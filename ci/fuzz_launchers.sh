@@ -12,7 +12,7 @@ set -uo pipefail
 seconds="${1:-2}"
 cd "$(dirname "$0")/.."
 ci/setup.sh fuzz
-targets=(merge_bytes merge_structured differential codec_roundtrip resume_scenarios)
+targets=(merge_bytes merge_structured acceptance differential differential_resume codec_roundtrip resume_scenarios)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1

@@ -21,7 +21,7 @@ if [ -n "${FUZZ_OUT:-}" ]; then
 else
     out=$(mktemp -d "${TMPDIR:-/tmp}/turnstile-fuzz.XXXXXX")
 fi
-targets=(merge_bytes merge_structured differential codec_roundtrip resume_scenarios)
+targets=(merge_bytes merge_structured acceptance differential differential_resume codec_roundtrip resume_scenarios)
 bazel build --config=libfuzzer $(printf '//fuzz:%s_bin ' "${targets[@]}") >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 bazel build --config=afl $(printf '//fuzz:%s_bin ' "${targets[@]}") >>"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 bin="$(bazel info --config=libfuzzer bazel-bin 2>/dev/null)/fuzz"
