@@ -3,7 +3,10 @@
 # and its .sha256 (OUTDIR defaults to ./dist). The archive is an install prefix under one top
 # directory:
 #   bin/turnstile                   self-contained (the suite is built in); jansson, libcrypto,
-#                                   libuuid and SQLite linked statically: needs only glibc
+#                                   libuuid and SQLite linked statically; simdjson (Debian ships
+#                                   no static archive) from lib/ beside it ($ORIGIN/../lib): needs
+#                                   only glibc and the C++ runtime every apt-based system has
+#   lib/libsimdjson.so.N            the codec's fast parser (its copyright in share/doc/turnstile/)
 #   share/turnstile/suite/          the conformance cases (to vendor, or for certify --suite)
 #   share/turnstile/kits/           the testee kits (Python, Node.js, TypeScript, C#, C)
 #   share/doc/turnstile/            README.md, SPEC.md, PROTOCOL.md
@@ -29,12 +32,14 @@ for lib in jansson crypto uuid sqlite3; do
     ln -s "$a" "$work/static/lib$lib.a"
 done
 flags=(--platform_suffix=release --linkopt="-L$work/static" --linkopt=-Wl,--as-needed --linkopt=-pthread --linkopt=-ldl
+       --linkopt='-Wl,-rpath,$ORIGIN/../lib'
        --per_file_copt="conformance/cli/options.c@-DTURNSTILE_COMMIT=\"$commit\"")
 bazel build "${flags[@]}" //:turnstile >"$work/build.log" 2>&1 || { tail -30 "$work/build.log" >&2; exit 1; }
 bin="$(bazel info "${flags[@]}" bazel-bin 2>/dev/null)/turnstile"
 needed=$(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | paste -sd' ')
 for lib in $needed; do
-    case "$lib" in libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|ld-linux*) ;;
+    case "$lib" in libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|ld-linux*|libstdc++.so.6|libgcc_s.so.1) ;;
+        libsimdjson.so.*) bundled="$(ldd "$bin" | awk -v l="$lib" '$1 == l { print $3 }')" ;;
         *) echo "ci/release.sh: the binary still needs $lib dynamically" >&2; exit 1 ;;
     esac
 done
@@ -42,8 +47,12 @@ glibc=$(objdump -T "$bin" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
 
 name="turnstile-$version-linux-x86_64"
 stage="$work/$name"
-mkdir -p "$stage/bin" "$stage/share/turnstile/kits" "$stage/share/doc/turnstile"
+mkdir -p "$stage/bin" "$stage/lib" "$stage/share/turnstile/kits" "$stage/share/doc/turnstile"
 install -m 755 "$bin" "$stage/bin/turnstile"
+if [ -n "${bundled:-}" ]; then
+    install -m 644 "$bundled" "$stage/lib/"
+    cp /usr/share/doc/libsimdjson*/copyright "$stage/share/doc/turnstile/simdjson-copyright" 2>/dev/null || true
+fi
 strip "$stage/bin/turnstile"
 cp -r conformance/cases "$stage/share/turnstile/suite"
 for kit in README.md python-minimal node-minimal ts-kit c-minimal dotnet-kit dotnet-kit-own-types; do

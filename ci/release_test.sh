@@ -37,9 +37,15 @@ name=install_script_rejects_a_bad_checksum
 cp -r "$tmp/site" "$tmp/bad" && echo "0000  turnstile-$version-linux-x86_64.tar.gz" >"$tmp/bad/v$version/turnstile-$version-linux-x86_64.tar.gz.sha256"
 (cd "$tmp/home" && "${clean_env[@]}" TURNSTILE_RELEASE_URL="file://$tmp/bad" sh "$root/ci/install.sh" "$version" "$tmp/badprefix") >"$tmp/out" 2>&1
 [ $? -ne 0 ] && [ ! -e "$tmp/badprefix/bin/turnstile" ] && ok || fail "installed despite a wrong checksum"
-name=binary_needs_only_glibc
-needed=$(readelf -d "$tmp/prefix/bin/turnstile" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -vE '^(libc|libm|libpthread|libdl)\.so' || true)
-[ -z "$needed" ] && ok || fail "links $needed dynamically"
+name=binary_needs_only_glibc_and_what_it_bundles
+needed=$(readelf -d "$tmp/prefix/bin/turnstile" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' \
+    | grep -vE '^(libc|libm|libpthread|libdl)\.so|^libstdc\+\+\.so\.6$|^libgcc_s\.so\.1$' || true)
+unbundled=""
+for lib in $needed; do # each other library must resolve to the archive's own lib/
+    where=$(ldd "$tmp/prefix/bin/turnstile" | awk -v l="$lib" '$1 == l { print $3 }')
+    [ -n "$where" ] && [ "$(realpath "$where")" = "$(realpath "$tmp/prefix/lib/$lib")" ] || unbundled="$unbundled $lib=>$where"
+done
+[ -z "$unbundled" ] && ok || fail "links dynamically, not from the archive:$unbundled"
 name=certify_reference_without_a_checkout
 mkdir -p "$tmp/team"
 (cd "$tmp/team" && "${clean_env[@]}" turnstile certify --reference) >"$tmp/out" 2>&1 \
