@@ -30,6 +30,7 @@ test_packages=(
 fuzz_packages=(
   afl++               # afl-clang-fast for the AFL++ fuzzing config
   zip                 # seed corpora for ClusterFuzzLite
+  time                # /usr/bin/time: CPU seconds in ci/bench/fuzz_bench.sh
 )
 
 group="${1:-test}"

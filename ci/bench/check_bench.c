@@ -6,8 +6,7 @@
  * Reads and parses the stream once. Then, RUNS times (default 5) each:
  *   merge  ts_merge + ts_response_to_json   (the peer: what `turnstile merge` does after parsing)
  *   check  ts_check_merge on the answer      (ANSWER, or the reference's own answer when absent)
- * (the merge MERGE_RUNS times, default RUNS; 0 skips it and prints nan: the reference merge is
- * quadratic in the number of response groups today, and a million groups would take an hour)
+ * (the merge MERGE_RUNS times, default RUNS; 0 skips it and prints nan, for a quick run)
  * and prints one line of key=value: the medians of wall and CPU time (CLOCK_MONOTONIC,
  * CLOCK_PROCESS_CPUTIME_ID) of each, the findings of the last check (every answer given here is
  * valid, so 0), and the search states the decider visited (ts_match_decide, run once more on

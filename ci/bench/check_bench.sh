@@ -8,7 +8,7 @@
 # and runs ci/bench/check_bench.py over its shapes: for each, a stream and a valid answer,
 # then the reference merge and the checkers on the same parsed stream, medians of CPU and wall
 # time, the ratio check/merge (CPU) and the decider's search states. The shapes, what they
-# stress and why the merge is not timed above 100000 updates on the many-group ones are in
+# stress and how to skip the merge on the many-group ones for a quick run are in
 # check_bench.py's header; what the numbers mean is conformance/checkers/DESIGN.md §4.
 # A benchmark, not a test: no threshold. It exits non-zero when a step fails or a valid answer
 # is rejected.

@@ -13,48 +13,12 @@
 #include <unistd.h>
 
 #include "conformance/certifier/supervise.h"
+#include "conformance/certifier/testee_child.h"
 #include "core/json/codec.h"
 
-enum {
-    STDERR_TAIL = 4096,
-    SILENT_STARTS = 3, /* starts that end before any start wrote a line: the testee cannot start */
-    ID_MAX = 128,      /* request ids longer than this are not tracked for second answers */
-};
 static const double closed_stdout_grace = 2.0; /* for a testee that closed stdout to exit */
 static const double finish_grace = 2.0;        /* for a testee to exit at end of input */
 static const double max_timeout = 86400.0;
-
-typedef struct extra_count {
-    char *id;
-    int count;
-} extra_count;
-
-struct ts_testee {
-    bool in_process;
-    ts_testee_config config;     /* in-process */
-    char **argv;                 /* child */
-    ts_testee_options options;
-    ts_child child;
-    bool running;                /* child started and not stopped yet (it may have ended) */
-    bool stdout_eof;             /* its stdout reached end of file */
-    int answers_this_start;
-    char *pending;               /* stdout bytes read past the last answer line */
-    size_t pending_len, pending_cap;
-    char tail[STDERR_TAIL + 1];
-    size_t tail_len;
-    int restarts;                /* after an end the testee caused */
-    int planned_restarts;        /* after ts_testee_kill or ts_testee_finish */
-    bool stopped_on_purpose;
-    bool answered_once;          /* some start wrote a complete line */
-    int silent_starts;
-    char *failure;
-    char **sent;                 /* distinct request ids sent so far */
-    size_t sent_count, sent_cap;
-    char last_answered[ID_MAX];  /* the request the last answer line was taken for */
-    extra_count *extras;
-    size_t extra_len;
-    char description[256];
-};
 
 const char *ts_call_status_name(ts_call_status status) {
     switch (status) {
@@ -81,7 +45,7 @@ ts_testee *ts_testee_in_process(const ts_mutant *mutant) {
     return t;
 }
 
-static double now_seconds(void) {
+double ts_testee_now_seconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
@@ -102,7 +66,7 @@ static void keep_stderr(ts_testee *t, const char *data, size_t n) {
     t->tail[t->tail_len] = '\0';
 }
 
-static void drain_stderr(ts_testee *t) {
+void ts_testee_drain_stderr(ts_testee *t) {
     char buf[65536];
     while (t->child.err >= 0) {
         ssize_t n = read(t->child.err, buf, sizeof buf);
@@ -225,11 +189,11 @@ static bool start(ts_testee *t, char *why, size_t why_size) {
 
 /* Kills the child if asked (or if it is still running), keeps its last stderr, clears its
  * whole process tree. */
-static void stop(ts_testee *t, bool kill_it) {
+void ts_testee_stop_child(ts_testee *t, bool kill_it) {
     if (!t->running) return;
     if (kill_it) ts_child_kill(&t->child);
     ts_child_wait_ended(&t->child, kill_it ? 5.0 : 0.0);
-    drain_stderr(t);
+    ts_testee_drain_stderr(t);
     ts_child_finish(&t->child);
     t->running = false;
     t->pending_len = 0;
@@ -323,7 +287,7 @@ static bool count_pending_as_extra(ts_testee *t) {
 bool ts_testee_has_extra_output(ts_testee *t) {
     if (t->in_process || !t->running) return false;
     read_stdout_now(t);
-    drain_stderr(t);
+    ts_testee_drain_stderr(t);
     ts_child_check_ended(&t->child);
     return count_pending_as_extra(t);
 }
@@ -397,8 +361,8 @@ ts_testee *ts_testee_spawn(char *const argv[], const ts_testee_options *options,
  * first take output left from the previous request as second answers, and notice a death
  * since; off for the replies of a conversation (ts_testee_converse), whose next world call
  * may already be written. */
-static void call_child(ts_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result,
-                       bool check_extra) {
+void ts_testee_call_child(ts_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result,
+                          bool check_extra) {
     memset(result, 0, sizeof *result);
     ts_buf_reset(answer);
     if (t->failure) {
@@ -412,7 +376,7 @@ static void call_child(ts_testee *t, const char *request, size_t len, ts_buf *an
         result->extra_output = ts_testee_has_extra_output(t);
         if (t->child.ended) { /* it died after its last answer: this request finds it dead */
             describe_end(t, false, result);
-            stop(t, false);
+            ts_testee_stop_child(t, false);
             start_failed(t, result->detail + strlen("the testee "));
             return;
         }
@@ -438,7 +402,7 @@ static void call_child(ts_testee *t, const char *request, size_t len, ts_buf *an
     /* Write the request (and newline) while reading stdout/stderr, so a testee that answers
      * before reading everything cannot deadlock us; watch the supervisor's report, so a dead
      * testee is seen at once even when something it started still holds its stdout. */
-    double deadline = now_seconds() + t->options.timeout_seconds;
+    double deadline = ts_testee_now_seconds() + t->options.timeout_seconds;
     size_t sent = 0, total = request ? len + 1 : 0;
     for (;;) {
         if (sent == total && take_answer(t, id, answer)) {
@@ -448,7 +412,7 @@ static void call_child(ts_testee *t, const char *request, size_t len, ts_buf *an
         if (t->pending_len > t->options.max_answer_bytes) {
             result->status = TS_CALL_TOO_LARGE;
             snprintf(result->detail, sizeof result->detail, "the answer exceeds %zu bytes", t->options.max_answer_bytes);
-            stop(t, true);
+            ts_testee_stop_child(t, true);
             start_failed(t, "wrote a line longer than the answer limit");
             return;
         }
@@ -457,24 +421,24 @@ static void call_child(ts_testee *t, const char *request, size_t len, ts_buf *an
             read_stdout_now(t); /* what it wrote before it ended is all there now */
             if (t->pending_len != before) continue;
             describe_end(t, true, result);
-            stop(t, false);
+            ts_testee_stop_child(t, false);
             start_failed(t, result->detail + strlen("the testee "));
             return;
         }
-        double left = deadline - now_seconds();
+        double left = deadline - ts_testee_now_seconds();
         if (t->stdout_eof) { /* closed to exit, or closed and still running? */
             if (ts_child_wait_ended(&t->child, left < closed_stdout_grace ? left : closed_stdout_grace)) continue;
             result->status = TS_CALL_STDOUT_CLOSED;
             snprintf(result->detail, sizeof result->detail,
                      "the testee closed its stdout and kept running (the certifier then killed it)");
-            stop(t, true);
+            ts_testee_stop_child(t, true);
             start_failed(t, "it closed its stdout and kept running");
             return;
         }
         if (left <= 0) {
             result->status = TS_CALL_TIMEOUT;
             snprintf(result->detail, sizeof result->detail, "no answer within %.3g s", t->options.timeout_seconds);
-            stop(t, true);
+            ts_testee_stop_child(t, true);
             char how[80];
             snprintf(how, sizeof how, "gave no answer within %.3g s", t->options.timeout_seconds);
             start_failed(t, how);
@@ -486,7 +450,7 @@ static void call_child(ts_testee *t, const char *request, size_t len, ts_buf *an
         if (ready < 0 && errno != EINTR) {
             result->status = TS_CALL_UNAVAILABLE;
             snprintf(result->detail, sizeof result->detail, "poll failed: %s", strerror(errno));
-            stop(t, true);
+            ts_testee_stop_child(t, true);
             return;
         }
         if (ready <= 0) continue;
@@ -495,7 +459,7 @@ static void call_child(ts_testee *t, const char *request, size_t len, ts_buf *an
             if (n > 0) sent += (size_t)n;
             else if (n < 0 && errno != EAGAIN && errno != EINTR) sent = total; /* it closed stdin: see what follows */
         }
-        if (fds[2].revents) drain_stderr(t);
+        if (fds[2].revents) ts_testee_drain_stderr(t);
         if (fds[1].revents) read_stdout_now(t);
         if (fds[0].revents) ts_child_check_ended(&t->child);
     }
@@ -509,82 +473,7 @@ void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answe
         result->status = TS_CALL_ANSWERED;
         return;
     }
-    call_child(t, request, len, answer, result, true);
-}
-
-/* Reads what the child writes until it has been silent for `seconds` (at most 20 times that in
- * all), dropping it: lines in flight when the certifier kills. */
-static void settle(ts_testee *t, double seconds) {
-    char buf[65536];
-    double end = now_seconds() + 20 * seconds, quiet = now_seconds() + seconds;
-    while (t->running && !t->stdout_eof && now_seconds() < end && now_seconds() < quiet) {
-        struct pollfd fds[2] = {{t->child.out, POLLIN, 0}, {t->child.err, POLLIN, 0}};
-        int ready = poll(fds, 2, (int)((quiet - now_seconds()) * 1000) + 1);
-        if (ready <= 0) continue;
-        if (fds[1].revents) drain_stderr(t);
-        if (fds[0].revents) {
-            ssize_t n = read(t->child.out, buf, sizeof buf);
-            if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) break; /* it exited meanwhile */
-            if (n > 0) quiet = now_seconds() + seconds;
-        }
-    }
-    t->pending_len = 0;
-}
-
-/* In-process world calls: straight to the caller's line handler. */
-typedef struct in_process_conversation {
-    ts_line_handler on_line;
-    void *context;
-    bool over; /* killed, or a world line was taken as the answer */
-    bool killed;
-} in_process_conversation;
-
-static bool in_process_exchange(void *context, const char *line, size_t len, ts_buf *reply) {
-    in_process_conversation *c = context;
-    if (c->over) return false;
-    ts_line_verdict v = c->on_line(c->context, line, len, reply);
-    c->over = v != TS_LINE_REPLY;
-    c->killed = v == TS_LINE_KILL;
-    return !c->over;
-}
-
-void ts_testee_converse(ts_testee *t, const char *request, size_t len, ts_line_handler on_line, void *context,
-                        ts_call_result *result) {
-    ts_buf line, reply;
-    ts_buf_init(&line);
-    ts_buf_init(&reply);
-    if (t->in_process) {
-        in_process_conversation c = {on_line, context, false, false};
-        t->config.exchange = in_process_exchange;
-        t->config.exchange_context = &c;
-        ts_testee_call(t, request, len, &line, result);
-        t->config.exchange = NULL;
-        if (c.killed) {
-            result->status = TS_CALL_CRASHED;
-            result->code = SIGKILL;
-        } else if (!c.over) {
-            on_line(context, line.data ? line.data : "", line.len, &reply);
-        }
-    } else {
-        call_child(t, request, len, &line, result, true);
-        while (result->status == TS_CALL_ANSWERED) {
-            ts_buf_reset(&reply);
-            ts_line_verdict v = on_line(context, line.data ? line.data : "", line.len, &reply);
-            if (v == TS_LINE_ANSWER) break;
-            if (v == TS_LINE_KILL) {
-                if (t->options.kill_settle_seconds > 0) settle(t, t->options.kill_settle_seconds);
-                stop(t, true);
-                t->stopped_on_purpose = true;
-                memset(result, 0, sizeof *result);
-                result->status = TS_CALL_CRASHED;
-                result->code = SIGKILL;
-                break;
-            }
-            call_child(t, reply.data ? reply.data : "", reply.len, &line, result, false);
-        }
-    }
-    ts_buf_free(&line);
-    ts_buf_free(&reply);
+    ts_testee_call_child(t, request, len, answer, result, true);
 }
 
 void ts_testee_stop(ts_testee *t) { ts_testee_finish(t); }
@@ -593,14 +482,14 @@ void ts_testee_finish(ts_testee *t) {
     if (t->in_process || !t->running) return;
     if (t->child.in >= 0) close(t->child.in);
     t->child.in = -1;
-    double deadline = now_seconds() + finish_grace;
+    double deadline = ts_testee_now_seconds() + finish_grace;
     while (!(t->child.ended && t->stdout_eof)) {
-        double left = deadline - now_seconds();
+        double left = deadline - ts_testee_now_seconds();
         if (left <= 0) break;
         struct pollfd fds[3] = {{t->child.ended ? -1 : t->child.status, POLLIN, 0},
                                 {t->stdout_eof ? -1 : t->child.out, POLLIN, 0}, {t->child.err, POLLIN, 0}};
         if (poll(fds, 3, (int)(left * 1000) + 1) < 0 && errno != EINTR) break;
-        if (fds[2].revents) drain_stderr(t);
+        if (fds[2].revents) ts_testee_drain_stderr(t);
         if (fds[1].revents) read_stdout_now(t);
         if (fds[0].revents) ts_child_check_ended(&t->child);
         if (t->pending_len > t->options.max_answer_bytes) break;
@@ -609,7 +498,7 @@ void ts_testee_finish(ts_testee *t) {
     }
     read_stdout_now(t);
     count_pending_as_extra(t);
-    stop(t, !t->child.ended);
+    ts_testee_stop_child(t, !t->child.ended);
     t->stopped_on_purpose = true;
 }
 
@@ -617,7 +506,7 @@ const char *ts_testee_failure(const ts_testee *t) { return t->failure; }
 
 void ts_testee_kill(ts_testee *t) {
     if (t->in_process || !t->running) return;
-    stop(t, true);
+    ts_testee_stop_child(t, true);
     t->stopped_on_purpose = true;
 }
 
