@@ -42,11 +42,10 @@ measure() {
         else
             printf 'x' >"$corpus/x"
         fi
-        local before after
-        before=$( { /usr/bin/time -f '%U %S' "$bin" -seed=1 -max_total_time="$seconds" -print_final_stats=1 "$corpus" >"$work/log" 2>&1; } 2>&1 || true)
+        /usr/bin/time -o "$work/time" -f '%U %S' "$bin" -seed=1 -max_total_time="$seconds" "$corpus" >"$work/log" 2>&1 || true
         grep -q 'Done [0-9]* runs' "$work/log" || { echo "fuzz_bench.sh: $config $target did not finish:" >&2; tail -5 "$work/log" >&2; exit 1; }
         sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 \2/p' "$work/log" | awk '{ print ($2 > 0 ? $1 / $2 : $1) }' >>"$work/rates"
-        tail -1 <<<"$before" | awk '{ print $1 + $2 }' >>"$work/cpus"
+        tail -1 "$work/time" | awk '{ print $1 + $2 }' >>"$work/cpus"
     done
     echo "$(median <"$work/rates") $(median <"$work/cpus")"
 }
