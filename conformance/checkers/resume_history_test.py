@@ -169,6 +169,29 @@ for m in f:
 f.insert(3, copy.deepcopy(f[2]))
 expect("U3_doubled_user_message_without_ids", SIMPLE, h, ["U3"])
 
+# A view that lost the first turn and shows the second user message (LangGraph after a kill,
+# certified/resume/node-langgraph-FINDINGS.md F4): the fault is the lost message, not the one
+# that was sent and shows early.
+h = copy.deepcopy(simple)
+views = [e for e in h["runs"][0]["events"] if "model" in e]
+views[1]["model"] = [m for m in views[1]["model"] if m["role"] == "user"][1:]
+expect("U3_first_turn_lost_second_shown", SIMPLE, h, ["U3", "U10"], rule="U3")
+got, out = judge(SIMPLE, h, "U3")
+if 'user "what functions do you have" is lost' in out and "appears" not in out:
+    passed += 1
+else:
+    failed += 1
+    print("FAIL U3_names_the_lost_message: %s" % out[-800:], file=sys.stderr)
+h = copy.deepcopy(simple)  # the second user message already in the first turn's view: out of place
+views = [e for e in h["runs"][0]["events"] if "model" in e]
+views[0]["model"] = views[0]["model"] + [copy.deepcopy([m for m in views[1]["model"] if m["role"] == "user"][1])]
+got, out = judge(SIMPLE, h, "U2")
+if "comes before assistant message 0" in out and "U3" not in out:
+    passed += 1
+else:
+    failed += 1
+    print("FAIL U2_user_message_early: %s" % out[-800:], file=sys.stderr)
+
 h = copy.deepcopy(simple)
 final(h)[0]["messageId"] = "00000000-0000-4000-8000-00000000beef"
 expect("U4_message_id_changed", SIMPLE, h, ["U4"])

@@ -136,14 +136,24 @@ static size_t expected_users(const matcher *m, size_t last, ts_str text) {
     return n;
 }
 
-/* U3 (a user message doubled or lost) and U2 (one out of place), over the compared blocks. */
+/* U3 (a user message doubled or lost) and U2 (one out of place), over the compared blocks. A text
+ * seen more often than X holds it up to these blocks, but not more often than X holds it at all, is
+ * early, not doubled: it was sent, and belongs after a later assistant message. The fault is then
+ * what is missing before it (a lost message), or, when nothing is, its place. */
 static void check_user_counts(matcher *m, size_t last_block, bool last_complete) {
     size_t end = m->ends[last_block];
+    const ts_item *early = NULL;
+    size_t early_block = 0;
     char text[120];
     for (size_t i = 0; i < end; i++) {
         if (m->items[i].kind != TS_ITEM_USER) continue;
-        size_t seen = observed_users(m, end, m->items[i].text), sent = expected_users(m, last_block, m->items[i].text);
-        if (seen <= sent) continue;
+        size_t seen = observed_users(m, end, m->items[i].text), here = expected_users(m, last_block, m->items[i].text);
+        if (seen <= here) continue;
+        size_t sent = expected_users(m, m->x->assistant_count, m->items[i].text);
+        if (seen <= sent) {
+            if (!early) early = &m->items[i], early_block = ts_count_assistants(m->items, i);
+            continue;
+        }
         ts_item_describe(&m->items[i], text, sizeof text);
         ts_findings_add(m->f, "U3", "%s: %s appears %zu times; it was sent %zu time%s", m->where, text, seen, sent,
                         sent == 1 ? "" : "s");
@@ -163,6 +173,11 @@ static void check_user_counts(matcher *m, size_t last_block, bool last_complete)
                                 text, b);
             return;
         }
+    }
+    if (early) {
+        ts_item_describe(early, text, sizeof text);
+        ts_findings_add(m->f, "U2", "%s: %s comes before assistant message %zu; the scenario has it after a later one",
+                        m->where, text, early_block);
     }
 }
 
