@@ -66,14 +66,32 @@ else
 fi
 
 # The real engines: certified where their adapters and runtimes exist, named where not.
+# lg_install LOG: the LangGraph adapter's packages, exactly as package-lock.json pins them;
+# better-sqlite3 compiles against the Node headers of Debian's nodejs package (nodedir).
+lg_install() {
+    local dir=conformance/testees/node-langgraph
+    if [ -f "$dir/node_modules/.package-lock.json" ] && cmp -s "$dir/package-lock.json" "$dir/.installed-lock.json"; then
+        return 0
+    fi
+    if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node.h ]; then
+        export npm_config_nodedir=/usr
+    fi
+    (cd "$dir" && npm ci --no-audit --no-fund) >"$1" 2>&1 && cp "$dir/package-lock.json" "$dir/.installed-lock.json"
+}
 if [ ! -f conformance/testees/node-langgraph/testee.js ]; then
     echo "skipped: node-langgraph (no adapter in conformance/testees/node-langgraph yet)"
 elif ! command -v node >/dev/null 2>&1; then
     echo "skipped: node-langgraph (node not installed)"
-elif [ ! -d conformance/testees/node-langgraph/node_modules ]; then
-    echo "skipped: node-langgraph (run npm ci in conformance/testees/node-langgraph first)"
+elif ! command -v npm >/dev/null 2>&1; then
+    echo "skipped: node-langgraph (npm not installed)"
+elif ! lg_install "$outdir/node-langgraph-npm.log"; then
+    tail -20 "$outdir/node-langgraph-npm.log" >&2
+    echo "ci/certify_engines.sh: npm ci in conformance/testees/node-langgraph failed (log: $outdir/node-langgraph-npm.log)" >&2
+    status=1
 else
-    certify node-langgraph any --timeout 60 -- node conformance/testees/node-langgraph/testee.js
+    # --kill-settle: LangGraph writes several lines before it reads a reply (async checkpoints,
+    # parallel tools), so a kill at point i first lets it act on the replies it already has.
+    certify node-langgraph any --kill-settle 100 --timeout 60 -- node conformance/testees/node-langgraph/testee.js
 fi
 if ! ls conformance/testees/dotnet-af-*/ 2>/dev/null | grep -q . || \
     ! grep -lqs '"resume"' conformance/testees/dotnet-af-*/*.cs; then

@@ -26,6 +26,8 @@ test_packages=(
   libcjson-dev        # a parse-only peer in ci/bench (built by //..., not linked by turnstile)
   python3             # the Python testee kit and the test scripts that read JSON reports
   nodejs              # the Node.js testee kit
+  g++                 # with make: node-gyp compiles better-sqlite3 for the LangGraph adapter
+  make                #   (ci/certify_engines.sh; no prebuilt binary is reachable offline)
 )
 fuzz_packages=(
   afl++               # afl-clang-fast for the AFL++ fuzzing config
