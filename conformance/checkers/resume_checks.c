@@ -160,8 +160,8 @@ static void judge_status(run_judge *j, ts_str status, const char *what) {
     bool waiting = expected_waiting(j);
     if (ts_str_eq_cstr(status, "waiting") != waiting)
         ts_findings_add(j->f, "U8", "%s: the testee says \"%.*s\", but %s", what, (int)status.len, status.ptr,
-                        waiting ? "a tool call is still pending (the run is suspended, not over)"
-                                : "no tool call is pending (the turn is over)");
+                        waiting ? "here the scenario's run is suspended on a pending tool call, not over"
+                                : "here the scenario's turn is over: no tool call is pending");
 }
 
 /* ------------------------------------------------------------------------ the events ---- */

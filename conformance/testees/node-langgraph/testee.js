@@ -51,6 +51,7 @@ function world(obj) {
   send({ id: caseId, ...obj });
   return nextLine().then((line) => {
     const r = JSON.parse(line);
+    if (r.id === caseId && typeof r.error === "string") throw new Error(`the ${obj.call || "world"} call failed: ${r.error}`);
     if (r.id !== caseId || !("reply" in r || "ack" in r)) throw new Error(`expected a reply, got ${line.slice(0, 200)}`);
     return r.reply ?? r;
   });
