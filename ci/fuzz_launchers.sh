@@ -6,7 +6,8 @@
 # README's differential run against a team's merger (the Python kit) with its expected-failures
 # list less one rule (M): it keeps going past the listed rules, finds M and no listed rule, and
 # `turnstile certify --suite FINDINGS` replays every finding as written (failing the kit on that
-# rule, passing the reference).
+# rule, passing the reference). And README's differential_resume run, against the Python resume
+# kit (no finding) and a resume mutant (findings past a skipped rule, replayed as a suite).
 # Ends "N passed, N failed".
 set -uo pipefail
 seconds="${1:-2}"
@@ -58,6 +59,34 @@ if grep -q '^Done [0-9]* runs' "$work/team.log" && [[ " $rules " == *" M "* ]] &
     passed=$((passed + 1))
 else
     echo "FAIL $name: rules found {$rules}"; tail -3 "$work/team.log"; tail -3 "$work/replay.log" 2>/dev/null
+    failed=$((failed + 1))
+fi
+
+# README's differential run against a resume engine: the Python kit passes every rule, so it runs
+# to the end with no finding; the mutant whose resumed loop restarts (a resume engine with a known
+# defect) is found, past a skipped rule, and its findings are a suite the reference and the kit pass.
+name="differential_resume against resume engines, a rule skipped, findings a suite"
+resume_kit="python3 $PWD/conformance/testees/python-resume/testee.py"
+mkdir -p "$work/rfindings-kit" "$work/rfindings"
+TURNSTILE_TESTEE="$resume_kit" TURNSTILE_FINDINGS_DIR="$work/rfindings-kit" TURNSTILE_KILL_POINTS=4 TURNSTILE_KEEP_GOING=1 \
+    TURNSTILE_CORPUS="$work/rkit" bazel run --config=libfuzzer //fuzz:differential_resume_run -- -max_total_time=$((seconds + 3)) -seed=1 \
+    >"$work/rkit.log" 2>&1
+TURNSTILE_TESTEE_MUTANT=resume-restarts-loop TURNSTILE_SKIP_RULES=U8 TURNSTILE_KEEP_GOING=1 TURNSTILE_FINDINGS_DIR="$work/rfindings" \
+    TURNSTILE_KILL_POINTS=none TURNSTILE_CORPUS="$work/rmutant" bazel run --config=libfuzzer //fuzz:differential_resume_run -- \
+    -max_total_time=$((seconds + 3)) -seed=1 >"$work/rmutant.log" 2>&1
+bazel build //:turnstile >/dev/null 2>&1
+rules=$(sed -n 's/.*"rules":\["\([A-Z0-9]*\)"\].*/\1/p' "$work/rfindings/MANIFEST.json" 2>/dev/null | sort -u | paste -sd' ')
+# shellcheck disable=SC2086
+if grep -q '^Done [0-9]* runs' "$work/rkit.log" && [ ! -e "$work/rfindings-kit/MANIFEST.json" ] \
+    && grep -q '^Done [0-9]* runs' "$work/rmutant.log" && [ -n "$rules" ] && [[ " $rules " != *" U8 "* ]] \
+    && "$turnstile" certify --suite "$work/rfindings" --reference >/dev/null 2>&1 \
+    && "$turnstile" certify --suite "$work/rfindings" -- $resume_kit >/dev/null 2>&1 \
+    && ! "$turnstile" certify --suite "$work/rfindings" --mutant resume-restarts-loop >"$work/rreplay.log" 2>&1 \
+    && tail -1 "$work/rreplay.log" | grep -qE '^0 passed, [1-9][0-9]* failed, 0 skipped$'; then
+    echo "PASS $name ($(grep -c '"id"' "$work/rfindings/MANIFEST.json") findings, rules $rules)"
+    passed=$((passed + 1))
+else
+    echo "FAIL $name: rules found {$rules}"; tail -3 "$work/rkit.log"; tail -3 "$work/rmutant.log"; tail -3 "$work/rreplay.log" 2>/dev/null
     failed=$((failed + 1))
 fi
 echo "$passed passed, $failed failed"

@@ -12,8 +12,12 @@
  * call of its answer). A violated Required rule — or a harness error (crash, hang, garbage) —
  * is a finding: the scenario is minimised (events dropped, then model answers' tool calls,
  * while the same rule still fails), written as a ready-to-add conformance case
- * (<id>.scenario.json and <id>.case.json, a MANIFEST.json entry of op "resume") into
- * $TURNSTILE_FINDINGS_DIR (default "."), and the target aborts so the engine records it.
+ * (<id>.scenario.json and its entry of op "resume" in MANIFEST.json) into
+ * $TURNSTILE_FINDINGS_DIR (default "."), so `turnstile certify --suite DIR -- COMMAND` replays
+ * every finding as written, and the target aborts so the engine records it.
+ * Against an engine with known defects: $TURNSTILE_RULES (only these rules are findings) and
+ * $TURNSTILE_SKIP_RULES (never these; a U9 finding counts only when the rule it names does too),
+ * and $TURNSTILE_KEEP_GOING=1 (write each finding's case and go on instead of aborting).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +27,7 @@
 #include "conformance/certifier/resume_run.h"
 #include "conformance/checkers/resume_expect.h"
 #include "core/json/codec.h"
+#include "fuzz/finding_case.h"
 #include "fuzz/fuzz_testee.h"
 #include "fuzz/oracle.h"
 #include "fuzz/scenario_gen.h"
@@ -76,6 +81,33 @@ static ts_json resume_scenario(ts_arena *arena, const ts_json *doc) {
     return with_events(arena, doc, keep, kept);
 }
 
+static bool in_list(const char *list, const char *rule, size_t n) {
+    if (!list) return false;
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ", ");
+        if (len == n && strncmp(p, rule, n) == 0) return true;
+        p += len;
+        p += strspn(p, ", ");
+    }
+    return false;
+}
+
+static bool rule_selected(const char *rule, size_t n) {
+    const char *only = getenv("TURNSTILE_RULES");
+    if (only && *only && !in_list(only, rule, n)) return false;
+    return !in_list(getenv("TURNSTILE_SKIP_RULES"), rule, n);
+}
+
+/* Is a finding of rule (message: its text) one this run looks for? A U9 finding names the rule
+ * its killed run broke ("kill at point 3 (...): [U4] ..."): both must be selected. */
+static bool finding_counts(const char *rule, const char *message) {
+    if (!rule_selected(rule, strlen(rule))) return false;
+    const char *inner = strcmp(rule, "U9") == 0 ? strstr(message, ": [U") : NULL;
+    if (!inner) return true;
+    inner += 3;
+    return rule_selected(inner, strcspn(inner, "],"));
+}
+
 typedef struct verdict {
     char rule[16];          /* the first Required rule violated, or "harness"; "" when fine */
     char message[700];
@@ -105,6 +137,7 @@ static void ask(ts_arena *arena, const ts_json *doc, verdict *v) {
     for (size_t i = 0; i < r.findings.count && !v->rule[0]; i++) {
         const ts_rule_info *info = ts_rule_find(r.findings.items[i].rule);
         if (info && info->level != TS_LEVEL_REQUIRED) continue;
+        if (!finding_counts(r.findings.items[i].rule, r.findings.items[i].message)) continue;
         snprintf(v->rule, sizeof v->rule, "%s", r.findings.items[i].rule);
         snprintf(v->message, sizeof v->message, "%s", r.findings.items[i].message);
     }
@@ -183,20 +216,16 @@ static void write_case(const ts_json *doc, const verdict *v) {
         fprintf(f, "%s\n", text.data ? text.data : "{}");
         fclose(f);
     }
-    snprintf(path, sizeof path, "%s/%s.case.json", dir, id);
-    if ((f = fopen(path, "w"))) {
-        ts_buf entry;
-        ts_buf_init(&entry);
-        ts_buf_appendf(&entry, "{\"id\":\"%s\",\"op\":\"resume\",\"rules\":[\"%s\"],\"description\":", id, rule);
-        char description[900];
-        snprintf(description, sizeof description, "Found by the differential resume fuzzer: %s", v->message);
-        ts_codec_write_string(&entry, ts_str_from(description));
-        ts_buf_appendf(&entry, ",\"input\":\"%s.scenario.json\"}\n", id);
-        fwrite(entry.data, 1, entry.len, f);
-        fclose(f);
-        ts_buf_free(&entry);
-    }
-    fprintf(stderr, "==turnstile== conformance case written: %s/%s.{scenario.json,case.json}\n", dir, id);
+    ts_buf entry;
+    ts_buf_init(&entry);
+    ts_buf_appendf(&entry, "{\"id\":\"%s\",\"op\":\"resume\",\"rules\":[\"%s\"],\"description\":", id, rule);
+    char description[900];
+    snprintf(description, sizeof description, "Found by the differential resume fuzzer: %s", v->message);
+    ts_codec_write_string(&entry, ts_str_from(description));
+    ts_buf_appendf(&entry, ",\"input\":\"%s.scenario.json\"}", id);
+    if (!ts_finding_manifest_add(dir, id, &entry)) fprintf(stderr, "==turnstile== could not update %s/MANIFEST.json\n", dir);
+    ts_buf_free(&entry);
+    fprintf(stderr, "==turnstile== conformance case written: %s/%s.scenario.json (in %s/MANIFEST.json)\n", dir, id, dir);
     ts_buf_free(&text);
 }
 
@@ -212,6 +241,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fprintf(stderr, "\n==turnstile== the testee fails %s: %s\n", v.rule, v.message);
         doc = minimise(&arena, doc, v.rule);
         write_case(&doc, &v);
+        const char *keep_going = getenv("TURNSTILE_KEEP_GOING");
+        if (keep_going && *keep_going && strcmp(keep_going, "0") != 0) {
+            ts_arena_free(&arena);
+            return 0;
+        }
         ts_buf text;
         ts_buf_init(&text);
         ts_codec_write(&text, &doc, TS_WRITE_COMPACT);
