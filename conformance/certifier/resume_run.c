@@ -15,7 +15,7 @@
 #include "conformance/checkers/resume_match.h"
 #include "core/json/codec.h"
 
-enum { KEPT_FAILING_RUNS = 3 };
+enum { KEPT_FAILING_RUNS = 3, TS_MAX_RULES_NAMED = 16 };
 
 /* One run in flight: the world's state and the events recorded so far. */
 typedef struct world {
@@ -365,6 +365,28 @@ static bool judge_text(ts_resume_judge *judge, const ts_buf *run, ts_findings *f
     return ok;
 }
 
+/* One failing kill run in the history's summary: its point and the rules its findings break (a U9
+ * finding's named rule, "[U4] ...", rather than U9 itself; of the findings the judge kept). */
+static void append_failing_point(ts_buf *out, long point, const ts_findings *local) {
+    char rules[TS_MAX_RULES_NAMED][8];
+    size_t n = 0;
+    for (size_t k = 0; k < local->count; k++) {
+        const char *rule = local->items[k].rule, *inner = strstr(local->items[k].message, ": [U");
+        char name[8];
+        size_t len = strlen(rule);
+        if (strcmp(rule, "U9") == 0 && inner) rule = inner + 3, len = strcspn(rule, "],");
+        if (len >= sizeof name) continue;
+        memcpy(name, rule, len);
+        name[len] = '\0';
+        bool seen = false;
+        for (size_t i = 0; i < n; i++) seen |= strcmp(rules[i], name) == 0;
+        if (!seen && n < TS_MAX_RULES_NAMED) memcpy(rules[n++], name, len + 1);
+    }
+    ts_buf_appendf(out, "%s{\"point\":%ld,\"rules\":[", out->len ? "," : "", point);
+    for (size_t i = 0; i < n; i++) ts_buf_appendf(out, "%s\"%s\"", i ? "," : "", rules[i]);
+    ts_buf_append_str(out, "]}");
+}
+
 void ts_resume_run_case(const ts_case *c, ts_testee *testee, const ts_run_options *options, bool async,
                         ts_case_result *r) {
     r->outcome = "answered";
@@ -434,6 +456,8 @@ void ts_resume_run_case(const ts_case *c, ts_testee *testee, const ts_run_option
     long sweep = w.aborted || options->kill_points < 0 ? 0
                  : options->kill_points == 0 || options->kill_points > points ? points
                                                                              : options->kill_points;
+    ts_buf failing_points; /* [{"point":P,"rules":[...]}...]: every failing kill run, with the rules it broke */
+    ts_buf_init(&failing_points);
     for (long p = 1; p <= sweep; p++) {
         snprintf(store, sizeof store, "%s/kill-%ld", dir, p);
         mkdir(store, 0700);
@@ -451,12 +475,16 @@ void ts_resume_run_case(const ts_case *c, ts_testee *testee, const ts_run_option
         } else {
             passing++;
         }
+        if (local.count) append_failing_point(&failing_points, p, &local);
         for (size_t k = 0; k < local.count; k++) ts_findings_add(&all, local.items[k].rule, "%s", local.items[k].message);
         all.suppressed += local.suppressed;
         ts_findings_free(&local);
     }
-    ts_buf_appendf(&history, "],\"killPoints\":%ld,\"passingRunsOmitted\":%ld,\"failingRunsOmitted\":%ld}", sweep, passing,
-                   omitted);
+    ts_buf_appendf(&history, "],\"killPoints\":%ld,\"passingRunsOmitted\":%ld,\"failingRunsOmitted\":%ld,\"failingKillPoints\":[",
+                   sweep, passing, omitted);
+    ts_buf_append(&history, failing_points.data, failing_points.len);
+    ts_buf_append_str(&history, "]}");
+    ts_buf_free(&failing_points);
     r->answer = history.failed ? NULL : strdup(history.data);
     keep_selected(&all, options, &r->findings);
     if (r->verdict != TS_VERDICT_ERROR) {

@@ -74,6 +74,20 @@ def final_read(run):
     return [e["answer"] for e in run["events"] if "answer" in e][-1]["messages"]
 
 
+# The history names every failing kill run and the rules it broke (a U9 finding by the rule it
+# names), also those whose events it omits.
+report = os.path.join(TMP, "mutant.json")
+subprocess.run([TURNSTILE, "certify", "--mutant", "resume-restarts-loop", "--suite", "conformance/cases", "--cases",
+                "Resume.U2.turn_with_two_tools", "--kill-points", "all", "--report-json", report], capture_output=True)
+mh = json.load(open(report))["cases"][0]["history"]
+fp = mh.get("failingKillPoints", [])
+if (fp and len(fp) == mh["killPoints"] - mh["passingRunsOmitted"] and all("U5" in k["rules"] for k in fp)
+        and "U9" not in {r for k in fp for r in k["rules"]}):
+    passed += 1
+else:
+    failed += 1
+    print("FAIL failing_kill_points_named: %s" % json.dumps(fp)[:600], file=sys.stderr)
+
 # ------------------------------------------------------------------------- allowed ----
 TWO = "Resume.U2.turn_with_two_tools"
 PENDING = "Resume.U3.signal_while_tool_pending"
