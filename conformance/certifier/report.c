@@ -124,8 +124,9 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
         fprintf(out, "\nreference equivalence: %zu of %zu answers equal the golden answer\n", equal, judged);
     size_t passed, failed, skipped, errors;
     ts_certification_counts(c, &passed, &failed, &skipped, &errors);
-    fprintf(out, "%zu cases in %.2f s (%.0f cases/s), %d testee restarts, %zu harness errors\n", c->count, c->seconds,
-            c->seconds > 0 ? (double)c->count / c->seconds : 0.0, c->restarts, errors);
+    double rate = c->seconds > 0 ? (double)c->count / c->seconds : 0.0; /* a kill sweep runs below 1 case/s */
+    fprintf(out, "%zu cases in %.2f s (%.*f cases/s), %d testee restarts, %zu harness errors\n", c->count, c->seconds,
+            rate < 10 ? 2 : 0, rate, c->restarts, errors);
     size_t req_pass, req_all, rec_pass, rec_all;
     level_counts(c, TS_LEVEL_REQUIRED, &req_pass, &req_all);
     level_counts(c, TS_LEVEL_RECOMMENDED, &rec_pass, &rec_all);
