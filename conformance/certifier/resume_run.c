@@ -458,7 +458,9 @@ void ts_resume_run_case(const ts_case *c, ts_testee *testee, const ts_run_option
                                                                              : options->kill_points;
     ts_buf failing_points; /* [{"point":P,"rules":[...]}...]: every failing kill run, with the rules it broke */
     ts_buf_init(&failing_points);
-    for (long p = 1; p <= sweep; p++) {
+    long first = 1;
+    if (options->kill_at > 0 && !w.aborted) first = options->kill_at, sweep = options->kill_at <= points ? options->kill_at : 0;
+    for (long p = first; p <= sweep; p++) {
         snprintf(store, sizeof store, "%s/kill-%ld", dir, p);
         mkdir(store, 0700);
         run_once(&w, store, p, &run, &points, &unsupported);
@@ -481,7 +483,7 @@ void ts_resume_run_case(const ts_case *c, ts_testee *testee, const ts_run_option
         ts_findings_free(&local);
     }
     ts_buf_appendf(&history, "],\"killPoints\":%ld,\"passingRunsOmitted\":%ld,\"failingRunsOmitted\":%ld,\"failingKillPoints\":[",
-                   sweep, passing, omitted);
+                   sweep >= first ? sweep - first + 1 : 0, passing, omitted);
     ts_buf_append(&history, failing_points.data, failing_points.len);
     ts_buf_append_str(&history, "]}");
     ts_buf_free(&failing_points);

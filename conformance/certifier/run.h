@@ -48,6 +48,7 @@ typedef struct ts_run_options {
     void (*progress)(void *context, size_t done, size_t total, const ts_case *c);
     void *progress_context;
     long kill_points;         /* resume cases: kill at the first N points of each case; 0 all, < 0 none */
+    long kill_at;             /* resume cases: > 0 kill at this point only (one kill run, replayed) */
 } ts_run_options;
 
 /* The platforms --platform accepts, NULL-terminated, and whether name is one. */

@@ -88,6 +88,19 @@ else:
     failed += 1
     print("FAIL failing_kill_points_named: %s" % json.dumps(fp)[:600], file=sys.stderr)
 
+# --kill-at P replays exactly one kill run that the report names.
+if fp:
+    point = fp[-1]["point"]
+    subprocess.run([TURNSTILE, "certify", "--mutant", "resume-restarts-loop", "--suite", "conformance/cases", "--cases",
+                    "Resume.U2.turn_with_two_tools", "--kill-at", str(point), "--report-json", report], capture_output=True)
+    one = json.load(open(report))["cases"][0]["history"]
+    if one["killPoints"] == 1 and [r.get("kill") for r in one["runs"]] == [None, point] and \
+            [k["point"] for k in one["failingKillPoints"]] == [point]:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL kill_at_replays_one_run: %s" % json.dumps(one)[:600], file=sys.stderr)
+
 # ------------------------------------------------------------------------- allowed ----
 TWO = "Resume.U2.turn_with_two_tools"
 PENDING = "Resume.U3.signal_while_tool_pending"

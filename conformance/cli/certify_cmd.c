@@ -46,6 +46,7 @@ static const char certify_usage[] =
     "  --no-repeat               do not send every case a second time (determinism, D1)\n"
     "  --kill-points all|none|N  resume cases: after the uninterrupted run, kill the testee at\n"
     "                            every point of it, at none, or at the first N (default all)\n"
+    "  --kill-at P               resume cases: kill only at point P (one kill run a report names)\n"
     "  --kill-settle MS          resume cases: before a kill, wait until the testee has been silent\n"
     "                            MS milliseconds (for testees whose world calls run concurrently)\n"
     "  --verbose                 list passing, skipped, expected and set-apart cases too\n"
@@ -63,8 +64,9 @@ typedef struct certify_args {
     bool reference, repeat, verbose, print_requests;
     int progress; /* -1: decide by the terminal */
     const char *mutant_name, *suite_root, *json_path, *junit_path, *expected_path, *write_expected, *platform;
-    const char *timeout_text, *max_answer_text, *kill_points_text, *kill_settle_text;
+    const char *timeout_text, *max_answer_text, *kill_points_text, *kill_settle_text, *kill_at_text;
     long kill_points; /* 0 all, -1 none, N the first N */
+    long kill_at;     /* > 0: only this kill point */
     const char *cases_text[64], *rules_text[64]; /* as given, for the commands printed */
     size_t cases_given, rules_given;
     const char *rules[64], *globs[64];
@@ -165,6 +167,11 @@ static int parse(int argc, char **argv, certify_args *a) {
             else if (!strcmp(v, "none")) a->kill_points = -1;
             else if (ts_cli_parse_whole("certify", "--kill-points", v, 1, 1000000, &n)) a->kill_points = (long)n;
             else return TS_EXIT_USAGE;
+        } else if (!strcmp(o, "--kill-at")) {
+            unsigned long long n = 0;
+            a->kill_at_text = argv[++i];
+            if (!ts_cli_parse_whole("certify", "--kill-at", a->kill_at_text, 1, 1000000, &n)) return TS_EXIT_USAGE;
+            a->kill_at = (long)n;
         } else if (!strcmp(o, "--kill-settle")) {
             double ms;
             a->kill_settle_text = argv[++i];
@@ -198,6 +205,7 @@ static void printed_commands(const certify_args *a, const char *argv0, const ts_
     if (a->max_answer_text) ts_buf_append_str(before, " --max-answer-bytes "), ts_cli_shell_quote(before, a->max_answer_text);
     if (!a->repeat) ts_buf_append_str(before, " --no-repeat");
     if (a->kill_points_text) ts_buf_append_str(before, " --kill-points "), ts_cli_shell_quote(before, a->kill_points_text);
+    if (a->kill_at_text) ts_buf_append_str(before, " --kill-at "), ts_cli_shell_quote(before, a->kill_at_text);
     if (a->kill_settle_text) ts_buf_append_str(before, " --kill-settle "), ts_cli_shell_quote(before, a->kill_settle_text);
     if (a->reference) ts_buf_append_str(before, " --reference");
     if (a->mutant_name) ts_buf_append_str(before, " --mutant "), ts_cli_shell_quote(before, a->mutant_name);
@@ -214,7 +222,7 @@ static void printed_commands(const certify_args *a, const char *argv0, const ts_
 /* Every --cases pattern must match a case of the suite, and the selection must not be empty. */
 static bool selection_valid(const certify_args *a, const ts_suite *suite, const ts_run_options *selection) {
     for (size_t g = 0; g < a->glob_count; g++) {
-        ts_run_options one = {NULL, 0, &a->globs[g], 1, false, NULL, NULL, NULL, 0};
+        ts_run_options one = {NULL, 0, &a->globs[g], 1, false, NULL, NULL, NULL, 0, 0};
         bool any = false;
         for (size_t i = 0; i < suite->count && !any; i++) any = ts_run_case_selected(&one, &suite->cases[i]);
         if (!any) {
@@ -351,7 +359,7 @@ static int certify(int argc, char **argv, certify_args *a) {
     int status = parse(argc, argv, a);
     if (status >= 0) return status;
     ts_run_options options = {a->rule_count ? a->rules : NULL, a->rule_count, a->glob_count ? a->globs : NULL, a->glob_count,
-                              a->repeat, a->platform, NULL, NULL, a->kill_points};
+                              a->repeat, a->platform, NULL, NULL, a->kill_points, a->kill_at};
     int chosen = a->reference + (a->mutant_name != NULL) + (a->command && a->command[0]);
     if (!a->print_requests && chosen != 1)
         return usage_error("%s", "name one testee: --reference, --mutant NAME, or -- COMMAND ARGS...");
