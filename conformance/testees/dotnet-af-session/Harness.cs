@@ -1,0 +1,130 @@
+// Harness.cs: the resume protocol's plumbing shared by the Agent Framework resume adapters
+// (dotnet-af-session, dotnet-af-session-percall, dotnet-af-workflow): the line channel to the harness,
+// the IChatClient whose model is the harness, the AIFunction whose body is the harness, and atomic file
+// writes with commit notices. Nothing here touches the library's messages: they go out as
+// AIJsonUtilities writes them and come back as it reads them (PROTOCOL.md, op resume).
+using System.Reflection;
+using System.Runtime.CompilerServices;
+using System.Text;
+using System.Text.Json;
+using System.Text.RegularExpressions;
+using Microsoft.Extensions.AI;
+
+static class Wire
+{
+    /// <summary>The library's own options, unchanged but for indentation (one line per answer).</summary>
+    public static readonly JsonSerializerOptions Options = new(AIJsonUtilities.DefaultOptions) { WriteIndented = false };
+    static readonly JsonWriterOptions WriterOptions = new() { Encoder = Options.Encoder, Indented = false, MaxDepth = 4096 };
+    static readonly Stream Stdout = Console.OpenStandardOutput();
+    static readonly StreamReader Stdin = new(Console.OpenStandardInput(), new UTF8Encoding(false));
+
+    /// <summary>The id of the request in flight; world calls carry it.</summary>
+    public static string RequestId = "";
+
+    public static string? ReadLine() => Stdin.ReadLine();
+
+    public static void Write(string id, Action<Utf8JsonWriter> body)
+    {
+        var buffer = new MemoryStream();
+        using (var w = new Utf8JsonWriter(buffer, WriterOptions)) { w.WriteStartObject(); w.WriteString("id", id); body(w); w.WriteEndObject(); }
+        buffer.WriteByte((byte)'\n');
+        Stdout.Write(buffer.GetBuffer(), 0, (int)buffer.Length);
+        Stdout.Flush();
+    }
+
+    /// <summary>A world call (PROTOCOL.md): one line out, exactly one reply line in.</summary>
+    public static JsonElement Call(Action<Utf8JsonWriter> body)
+    {
+        Write(RequestId, body);
+        string line = Stdin.ReadLine() ?? throw new EndOfStreamException("the harness closed stdin during a world call");
+        using var doc = JsonDocument.Parse(line);
+        return doc.RootElement.Clone();
+    }
+
+    public static void Commit(string when, string what) => Call(w => { w.WriteString("commit", when); w.WriteString("what", what); });
+
+    /// <summary>Write-then-rename, with commit notices around the rename-bearing write.</summary>
+    public static void WriteAtomically(string path, string what, Action<Utf8JsonWriter> body)
+    {
+        string tmp = path + ".tmp";
+        Commit("before", what);
+        using (var f = new FileStream(tmp, FileMode.Create, FileAccess.Write, FileShare.None))
+        {
+            using (var w = new Utf8JsonWriter(f, WriterOptions)) body(w);
+            f.Flush(flushToDisk: true);
+        }
+        File.Move(tmp, path, overwrite: true);
+        Commit("after", what);
+    }
+
+    public static string LibraryVersion(Type t) =>
+        t.Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion.Split('+')[0] ?? "?";
+
+    public static string? IdOf(string line) =>
+        Regex.Match(line, "\"id\"\\s*:\\s*\"((?:[^\"\\\\]|\\\\.)*)\"") is { Success: true } m ? Regex.Unescape(m.Groups[1].Value) : null;
+
+    /// <summary>The request's tool catalogue as AIFunctions that forward to the harness.</summary>
+    public static List<AITool> Tools(JsonElement req) =>
+        req.TryGetProperty("tools", out var tools) && tools.ValueKind == JsonValueKind.Array
+            ? tools.EnumerateArray().Select(t => (AITool)new HarnessTool(
+                t.GetProperty("name").GetString()!,
+                t.TryGetProperty("description", out var d) ? d.GetString() ?? "" : "",
+                t.TryGetProperty("parameters", out var p) ? p.Clone() : JsonDocument.Parse("{\"type\":\"object\"}").RootElement.Clone())).ToList()
+            : new List<AITool>();
+}
+
+/// <summary>The model: every call goes to the harness, whose reply is the one assistant message of the response.</summary>
+sealed class HarnessChatClient : IChatClient
+{
+    public Task<ChatResponse> GetResponseAsync(IEnumerable<ChatMessage> messages, ChatOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        List<ChatMessage> view = messages.ToList();
+        JsonElement answer = Wire.Call(w =>
+        {
+            w.WriteString("call", "model");
+            w.WritePropertyName("messages");
+            JsonSerializer.Serialize(w, view, Wire.Options);
+        });
+        if (!answer.TryGetProperty("reply", out JsonElement reply))
+            throw new InvalidOperationException(answer.TryGetProperty("error", out JsonElement failed) && failed.ValueKind == JsonValueKind.String
+                ? "the model failed: " + failed.GetString() : "the harness gave no reply to a model call: " + answer.GetRawText());
+        ChatMessage message = reply.Deserialize<ChatMessage>(Wire.Options)!;
+        return Task.FromResult(new ChatResponse(message) { CreatedAt = message.CreatedAt });
+    }
+
+    public async IAsyncEnumerable<ChatResponseUpdate> GetStreamingResponseAsync(IEnumerable<ChatMessage> messages, ChatOptions? options = null, [EnumeratorCancellation] CancellationToken cancellationToken = default)
+    {
+        ChatResponse response = await GetResponseAsync(messages, options, cancellationToken);
+        foreach (ChatResponseUpdate update in response.ToChatResponseUpdates()) yield return update;
+    }
+
+    public object? GetService(Type serviceType, object? serviceKey = null) => serviceKey is null && serviceType.IsInstanceOfType(this) ? this : null;
+
+    public void Dispose() { }
+}
+
+/// <summary>A tool of the case's catalogue: its body asks the harness. An error reply throws, as a failing tool does.</summary>
+sealed class HarnessTool(string name, string description, JsonElement schema) : AIFunction
+{
+    public override string Name => name;
+    public override string Description => description;
+    public override JsonElement JsonSchema => schema;
+
+    protected override ValueTask<object?> InvokeCoreAsync(AIFunctionArguments arguments, CancellationToken cancellationToken)
+    {
+        FunctionCallContent? call = FunctionInvokingChatClient.CurrentContext?.CallContent;
+        IDictionary<string, object?> args = call?.Arguments ?? arguments;
+        JsonElement answer = Wire.Call(w =>
+        {
+            w.WriteString("call", "tool");
+            w.WriteString("name", name);
+            w.WriteString("callId", call?.CallId ?? "");
+            w.WritePropertyName("arguments");
+            JsonSerializer.Serialize(w, args, Wire.Options);
+        });
+        JsonElement reply = answer.GetProperty("reply");
+        if (reply.TryGetProperty("result", out JsonElement result)) return new ValueTask<object?>(result.Clone());
+        if (reply.TryGetProperty("error", out JsonElement error)) throw new InvalidOperationException(error.ValueKind == JsonValueKind.String ? error.GetString() : error.GetRawText());
+        throw new NotSupportedException("the harness answered 'pending', but this testee declares async:false");
+    }
+}
