@@ -92,6 +92,12 @@ else
     # --kill-settle: LangGraph writes several lines before it reads a reply (async checkpoints,
     # parallel tools), so a kill at point i first lets it act on the replies it already has.
     certify node-langgraph any --kill-settle 100 --timeout 60 -- node conformance/testees/node-langgraph/testee.js
+    # The most careful application that leaves the engine's results alone: one task per call,
+    # synchronous checkpoints, no invoke(null) over a pending interrupt, resume maps
+    # (conformance/certified/resume/node-langgraph-FINDINGS.md).
+    certify node-langgraph-careful any --kill-settle 100 --timeout 60 -- env TURNSTILE_LG_TOOLS=send \
+        TURNSTILE_LG_DURABILITY=sync TURNSTILE_LG_RECOVER=unless-waiting TURNSTILE_LG_RESUME=map \
+        node conformance/testees/node-langgraph/testee.js
 fi
 if ! ls conformance/testees/dotnet-af-*/ 2>/dev/null | grep -q . || \
     ! grep -lqs '"resume"' conformance/testees/dotnet-af-*/*.cs; then
