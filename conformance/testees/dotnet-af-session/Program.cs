@@ -63,8 +63,9 @@ static bool Unfinished(List<ChatMessage> history)
     if (history.Count == 0) return false;
     ChatMessage last = history[^1];
     if (last.Role == ChatRole.User || last.Role == ChatRole.Tool) return true;
-    var answered = history.SelectMany(m => m.Contents.OfType<FunctionResultContent>()).Select(r => r.CallId).ToHashSet();
-    return last.Contents.OfType<FunctionCallContent>().Any(c => !answered.Contains(c.CallId));
+    // A call's result comes after it: a last message that calls anything is unanswered (a call id
+    // answered in an earlier turn says nothing about this one).
+    return last.Contents.OfType<FunctionCallContent>().Any();
 }
 
 async Task<(string Status, List<ChatMessage>? Messages)> ResumeAsync(JsonElement req)
