@@ -99,9 +99,9 @@ else
         TURNSTILE_LG_DURABILITY=sync TURNSTILE_LG_RECOVER=unless-waiting TURNSTILE_LG_RESUME=map \
         node conformance/testees/node-langgraph/testee.js
 fi
-if ! ls conformance/testees/dotnet-af-*/ 2>/dev/null | grep -q . || \
-    ! grep -lqs '"resume"' conformance/testees/dotnet-af-*/*.cs; then
-    echo "skipped: Agent Framework resume adapters (none in conformance/testees/dotnet-af-* yet)"
+if ! ls conformance/testees/dotnet-*/ 2>/dev/null | grep -q . || \
+    ! grep -lqs '<TurnstileOp>resume</TurnstileOp>' conformance/testees/dotnet-*/dotnet-*.csproj; then
+    echo "skipped: Agent Framework resume adapters (no conformance/testees/dotnet-*/ project says <TurnstileOp>resume</TurnstileOp>)"
 elif ! command -v dotnet >/dev/null 2>&1; then
     echo "skipped: Agent Framework resume adapters (dotnet not installed)"
 else
@@ -112,7 +112,7 @@ else
     }
     while IFS=$'\t' read -r name command; do
         [ -n "$name" ] || continue
-        grep -lqs '"resume"' conformance/testees/"$name"/*.cs || continue
+        grep -qs '<TurnstileOp>resume</TurnstileOp>' conformance/testees/"$name"/"$name".csproj || continue
         # shellcheck disable=SC2086  # COMMAND is a command line: dotnet PATH.dll
         certify "$name" any --timeout 60 -- $command
     done <"$outdir/dotnet-adapters.tsv"
