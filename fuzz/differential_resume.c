@@ -15,6 +15,7 @@
  * (<id>.scenario.json and its entry of op "resume" in MANIFEST.json) into
  * $TURNSTILE_FINDINGS_DIR (default "."), so `turnstile certify --suite DIR -- COMMAND` replays
  * every finding as written, and the target aborts so the engine records it.
+ * A testee whose hello says "async": false gets scenarios whose tools all answer at once.
  * Against an engine with known defects: $TURNSTILE_RULES (only these rules are findings) and
  * $TURNSTILE_SKIP_RULES (never these; a U9 finding counts only when the rule it names does too),
  * and $TURNSTILE_KEEP_GOING=1 (write each finding's case and go on instead of aborting).
@@ -113,6 +114,41 @@ typedef struct verdict {
     char message[700];
 } verdict;
 
+/* Whether the testee's tools may answer later: its hello, asked once (true unless it says
+ * "async": false). A scenario that needs an asynchronous tool is then skipped, as certify does. */
+static bool testee_async(ts_testee *testee) {
+    static int known = -1; /* the fuzzer's entry point keeps it across inputs */
+    if (known >= 0) return known;
+    static const char hello[] = "{\"id\":\"$hello\",\"op\":\"hello\"}";
+    ts_buf answer;
+    ts_buf_init(&answer);
+    ts_call_result call;
+    ts_testee_call(testee, hello, sizeof hello - 1, &answer, &call);
+    known = 1;
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_json h;
+    ts_error err;
+    if (call.status == TS_CALL_ANSWERED && answer.data && ts_codec_parse(&arena, answer.data, answer.len, &h, &err)) {
+        const ts_json *async = ts_json_get(ts_json_get(&h, "hello"), "async");
+        known = !(async && async->kind == TS_JSON_FALSE);
+    }
+    ts_arena_free(&arena);
+    ts_buf_free(&answer);
+    return known;
+}
+
+/* For a testee without asynchronous tools: every tool answers at once (the generated scenario's
+ * complete events for them then fall away as no resume case's), so its inputs are not skipped. */
+static void tools_synchronous(ts_json *doc) {
+    ts_json *tools = (ts_json *)ts_json_get(doc, "tools");
+    for (size_t i = 0; tools && tools->kind == TS_JSON_OBJECT && i < tools->u.o.count; i++) {
+        ts_json *tool = &tools->u.o.members[i].value;
+        for (size_t m = 0; tool->kind == TS_JSON_OBJECT && m < tool->u.o.count; m++)
+            if (ts_str_eq_cstr(tool->u.o.members[m].key, "async")) tool->u.o.members[m].value = ts_json_make_bool(false);
+    }
+}
+
 /* Runs the scenario through the testee as a resume case and judges it. */
 static void ask(ts_arena *arena, const ts_json *doc, verdict *v) {
     v->rule[0] = v->message[0] = '\0';
@@ -129,7 +165,8 @@ static void ask(ts_arena *arena, const ts_json *doc, verdict *v) {
     memset(&r, 0, sizeof r);
     r.c = &c;
     ts_findings_init(&r.findings);
-    ts_resume_run_case(&c, ts_fuzz_testee(10.0), &options, true, &r);
+    ts_testee *testee = ts_fuzz_testee(10.0);
+    ts_resume_run_case(&c, testee, &options, testee_async(testee), &r);
     if (r.verdict == TS_VERDICT_ERROR) {
         snprintf(v->rule, sizeof v->rule, "harness");
         snprintf(v->message, sizeof v->message, "%s: %s", r.outcome, r.detail);
@@ -234,6 +271,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ts_arena_init(&arena);
     ts_json generated;
     if (!ts_gen_scenario(&arena, data, size, &generated)) ts_oracle_fail("out of memory", NULL, 0);
+    if (!testee_async(ts_fuzz_testee(10.0))) tools_synchronous(&generated);
     ts_json doc = resume_scenario(&arena, &generated);
     verdict v;
     ask(&arena, &doc, &v);
