@@ -57,6 +57,52 @@ static class Wire
         Commit("after", what);
     }
 
+    /// <summary>The request loop (PROTOCOL.md): hello, resume (its answer from <paramref name="resume"/>),
+    /// unsupported for any other op; an exception is the request's error answer.</summary>
+    public static async Task ServeAsync(string name, string version, Func<JsonElement, Task<(string Status, List<ChatMessage>? Messages)>> resume)
+    {
+        for (string? line; (line = ReadLine()) is not null;)
+        {
+            if (string.IsNullOrWhiteSpace(line)) continue;
+            string? id = null;
+            try
+            {
+                using var doc = JsonDocument.Parse(line, new JsonDocumentOptions { MaxDepth = 4096 });
+                JsonElement req = doc.RootElement;
+                if (req.ValueKind != JsonValueKind.Object || !req.TryGetProperty("id", out var idValue) || idValue.ValueKind != JsonValueKind.String) continue;
+                id = idValue.GetString()!;
+                string? op = req.TryGetProperty("op", out var opValue) && opValue.ValueKind == JsonValueKind.String ? opValue.GetString() : null;
+                if (op == "hello")
+                    Write(id, w =>
+                    {
+                        w.WriteStartObject("hello"); w.WriteString("name", name); w.WriteString("version", version);
+                        w.WriteStartArray("ops"); w.WriteStringValue("resume"); w.WriteEndArray();
+                        w.WriteBoolean("async", false); // no asynchronous tools: the certifier skips the cases that need one
+                        w.WriteEndObject();
+                    });
+                else if (op == "resume")
+                {
+                    RequestId = id;
+                    var (status, messages) = await resume(req);
+                    Write(id, w =>
+                    {
+                        if (status == "unsupported") { w.WriteBoolean("unsupported", true); return; }
+                        w.WriteString("status", status);
+                        if (messages is not null) { w.WritePropertyName("messages"); JsonSerializer.Serialize(w, messages, Options); }
+                    });
+                }
+                else
+                    Write(id, w => w.WriteBoolean("unsupported", true));
+            }
+            catch (Exception e)
+            {
+                id ??= IdOf(line);
+                if (id is not null) Write(id, w => w.WriteString("error", $"{e.GetType().Name}: {e.Message}"));
+                Console.Error.WriteLine(e);
+            }
+        }
+    }
+
     public static string LibraryVersion(Type t) =>
         t.Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion.Split('+')[0] ?? "?";
 

@@ -112,46 +112,7 @@ async Task<(string Status, List<ChatMessage>? Messages)> ResumeAsync(JsonElement
     return ("idle", null);
 }
 
-for (string? line; (line = Wire.ReadLine()) is not null;)
-{
-    if (string.IsNullOrWhiteSpace(line)) continue;
-    string? id = null;
-    try
-    {
-        using var doc = JsonDocument.Parse(line, new JsonDocumentOptions { MaxDepth = 4096 });
-        JsonElement req = doc.RootElement;
-        if (req.ValueKind != JsonValueKind.Object || !req.TryGetProperty("id", out var idValue) || idValue.ValueKind != JsonValueKind.String) continue;
-        id = idValue.GetString()!;
-        string? op = req.TryGetProperty("op", out var opValue) && opValue.ValueKind == JsonValueKind.String ? opValue.GetString() : null;
-        if (op == "hello")
-            Wire.Write(id, w =>
-            {
-                w.WriteStartObject("hello"); w.WriteString("name", Name); w.WriteString("version", version);
-                w.WriteStartArray("ops"); w.WriteStringValue("resume"); w.WriteEndArray();
-                w.WriteBoolean("async", false); // no asynchronous tools: the certifier skips the cases that need one
-                w.WriteEndObject();
-            });
-        else if (op == "resume")
-        {
-            Wire.RequestId = id;
-            var (status, messages) = await ResumeAsync(req);
-            Wire.Write(id, w =>
-            {
-                if (status == "unsupported") { w.WriteBoolean("unsupported", true); return; }
-                w.WriteString("status", status);
-                if (messages is not null) { w.WritePropertyName("messages"); JsonSerializer.Serialize(w, messages, Wire.Options); }
-            });
-        }
-        else
-            Wire.Write(id, w => w.WriteBoolean("unsupported", true));
-    }
-    catch (Exception e)
-    {
-        id ??= Wire.IdOf(line);
-        if (id is not null) Wire.Write(id, w => w.WriteString("error", $"{e.GetType().Name}: {e.Message}"));
-        Console.Error.WriteLine(e);
-    }
-}
+await Wire.ServeAsync(Name, version, ResumeAsync);
 
 /// <summary>Delegates to the library's store; only reports the moment before and after each checkpoint write.</summary>
 sealed class NoticingCheckpointStore(JsonCheckpointStore inner) : JsonCheckpointStore
