@@ -42,18 +42,6 @@
 static ts_expected_failures known; /* $TURNSTILE_EXPECTED_FAILURES, read once */
 static bool known_loaded;
 
-static bool in_list(const char *list, const char *rule) {
-    if (!list) return false;
-    size_t n = strlen(rule);
-    for (const char *p = list; *p;) {
-        size_t len = strcspn(p, ", ");
-        if (len == n && strncmp(p, rule, n) == 0) return true;
-        p += len;
-        p += strspn(p, ", ");
-    }
-    return false;
-}
-
 /* Does a violation of rule count as a finding (not a rule the team knows it breaks)? */
 static bool rule_counts(const char *rule) {
     if (!known_loaded) {
@@ -63,8 +51,8 @@ static bool rule_counts(const char *rule) {
         if (path && *path && !ts_expected_failures_load(path, &known, why, sizeof why)) ts_oracle_fail(why, NULL, 0);
     }
     const char *only = getenv("TURNSTILE_RULES");
-    if (only && *only && !in_list(only, rule)) return false;
-    if (in_list(getenv("TURNSTILE_SKIP_RULES"), rule)) return false;
+    if (only && *only && !ts_finding_rule_listed(only, rule, strlen(rule))) return false;
+    if (ts_finding_rule_listed(getenv("TURNSTILE_SKIP_RULES"), rule, strlen(rule))) return false;
     for (size_t i = 0; i < known.count; i++)
         if (fnmatch(known.entries[i].rule_pattern, rule, 0) == 0) return false;
     return true;

@@ -82,21 +82,10 @@ static ts_json resume_scenario(ts_arena *arena, const ts_json *doc) {
     return with_events(arena, doc, keep, kept);
 }
 
-static bool in_list(const char *list, const char *rule, size_t n) {
-    if (!list) return false;
-    for (const char *p = list; *p;) {
-        size_t len = strcspn(p, ", ");
-        if (len == n && strncmp(p, rule, n) == 0) return true;
-        p += len;
-        p += strspn(p, ", ");
-    }
-    return false;
-}
-
 static bool rule_selected(const char *rule, size_t n) {
     const char *only = getenv("TURNSTILE_RULES");
-    if (only && *only && !in_list(only, rule, n)) return false;
-    return !in_list(getenv("TURNSTILE_SKIP_RULES"), rule, n);
+    if (only && *only && !ts_finding_rule_listed(only, rule, n)) return false;
+    return !ts_finding_rule_listed(getenv("TURNSTILE_SKIP_RULES"), rule, n);
 }
 
 /* Is a finding of rule (message: its text) one this run looks for? A U9 finding names the rule

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "conformance/certifier/suite.h"
@@ -60,4 +61,15 @@ bool ts_finding_manifest_add(const char *dir, const char *id, const ts_buf *entr
     ts_arena_free(&arena);
     close(lock); /* releases the lock */
     return ok;
+}
+
+bool ts_finding_rule_listed(const char *list, const char *rule, size_t n) {
+    if (!list) return false;
+    for (const char *p = list; *p;) {
+        size_t len = strcspn(p, ", ");
+        if (len == n && strncmp(p, rule, n) == 0) return true;
+        p += len;
+        p += strspn(p, ", ");
+    }
+    return false;
 }
