@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "conformance/certifier/resume_run.h"
+#include "conformance/certifier/run.h"
 #include "conformance/checkers/resume_expect.h"
 #include "core/json/codec.h"
 #include "fuzz/finding_case.h"
@@ -82,20 +83,11 @@ static ts_json resume_scenario(ts_arena *arena, const ts_json *doc) {
     return with_events(arena, doc, keep, kept);
 }
 
-static bool rule_selected(const char *rule, size_t n) {
+/* Is a finding one this run looks for? A U9 finding counts only when the rule it names does too. */
+static bool rule_selected(const char *rule) {
     const char *only = getenv("TURNSTILE_RULES");
-    if (only && *only && !ts_finding_rule_listed(only, rule, n)) return false;
-    return !ts_finding_rule_listed(getenv("TURNSTILE_SKIP_RULES"), rule, n);
-}
-
-/* Is a finding of rule (message: its text) one this run looks for? A U9 finding names the rule
- * its killed run broke ("kill at point 3 (...): [U4] ..."): both must be selected. */
-static bool finding_counts(const char *rule, const char *message) {
-    if (!rule_selected(rule, strlen(rule))) return false;
-    const char *inner = strcmp(rule, "U9") == 0 ? strstr(message, ": [U") : NULL;
-    if (!inner) return true;
-    inner += 3;
-    return rule_selected(inner, strcspn(inner, "],"));
+    if (only && *only && !ts_finding_rule_listed(only, rule, strlen(rule))) return false;
+    return !ts_finding_rule_listed(getenv("TURNSTILE_SKIP_RULES"), rule, strlen(rule));
 }
 
 typedef struct verdict {
@@ -103,27 +95,11 @@ typedef struct verdict {
     char message[700];
 } verdict;
 
-/* Whether the testee's tools may answer later: its hello, asked once (true unless it says
- * "async": false). A scenario that needs an asynchronous tool is then skipped, as certify does. */
+/* Whether the testee's tools may answer later: its hello (ts_run_hello), asked once; a scenario
+ * that needs an asynchronous tool is then skipped, as certify does. */
 static bool testee_async(ts_testee *testee) {
     static int known = -1; /* the fuzzer's entry point keeps it across inputs */
-    if (known >= 0) return known;
-    static const char hello[] = "{\"id\":\"$hello\",\"op\":\"hello\"}";
-    ts_buf answer;
-    ts_buf_init(&answer);
-    ts_call_result call;
-    ts_testee_call(testee, hello, sizeof hello - 1, &answer, &call);
-    known = 1;
-    ts_arena arena;
-    ts_arena_init(&arena);
-    ts_json h;
-    ts_error err;
-    if (call.status == TS_CALL_ANSWERED && answer.data && ts_codec_parse(&arena, answer.data, answer.len, &h, &err)) {
-        const ts_json *async = ts_json_get(ts_json_get(&h, "hello"), "async");
-        known = !(async && async->kind == TS_JSON_FALSE);
-    }
-    ts_arena_free(&arena);
-    ts_buf_free(&answer);
+    if (known < 0) known = ts_run_hello(testee, NULL);
     return known;
 }
 
@@ -163,7 +139,7 @@ static void ask(ts_arena *arena, const ts_json *doc, verdict *v) {
     for (size_t i = 0; i < r.findings.count && !v->rule[0]; i++) {
         const ts_rule_info *info = ts_rule_find(r.findings.items[i].rule);
         if (info && info->level != TS_LEVEL_REQUIRED) continue;
-        if (!finding_counts(r.findings.items[i].rule, r.findings.items[i].message)) continue;
+        if (!rule_selected(r.findings.items[i].rule) || !rule_selected(r.findings.items[i].named)) continue;
         snprintf(v->rule, sizeof v->rule, "%s", r.findings.items[i].rule);
         snprintf(v->message, sizeof v->message, "%s", r.findings.items[i].message);
     }

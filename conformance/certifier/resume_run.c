@@ -15,7 +15,7 @@
 #include "conformance/checkers/resume_match.h"
 #include "core/json/codec.h"
 
-enum { KEPT_FAILING_RUNS = 3, TS_MAX_RULES_NAMED = 16 };
+enum { KEPT_FAILING_RUNS = 3 };
 
 /* One run in flight: the world's state and the events recorded so far. */
 typedef struct world {
@@ -351,7 +351,8 @@ static bool needs_async(const ts_expected *x, const ts_scenario *s) {
 
 static void keep_selected(const ts_findings *all, const ts_run_options *options, ts_findings *out) {
     for (size_t i = 0; i < all->count; i++)
-        if (ts_run_rule_selected(options, all->items[i].rule)) ts_findings_add(out, all->items[i].rule, "%s", all->items[i].message);
+        if (ts_run_rule_selected(options, all->items[i].rule))
+            ts_findings_add_named(out, all->items[i].rule, all->items[i].named, "%s", all->items[i].message);
     out->suppressed += all->suppressed;
 }
 
@@ -366,24 +367,14 @@ static bool judge_text(ts_resume_judge *judge, const ts_buf *run, ts_findings *f
 }
 
 /* One failing kill run in the history's summary: its point and the rules its findings break (a U9
- * finding's named rule, "[U4] ...", rather than U9 itself; of the findings the judge kept). */
+ * finding's named rule rather than U9 itself; of the findings the judge kept). */
 static void append_failing_point(ts_buf *out, long point, const ts_findings *local) {
-    char rules[TS_MAX_RULES_NAMED][8];
-    size_t n = 0;
-    for (size_t k = 0; k < local->count; k++) {
-        const char *rule = local->items[k].rule, *inner = strstr(local->items[k].message, ": [U");
-        char name[8];
-        size_t len = strlen(rule);
-        if (strcmp(rule, "U9") == 0 && inner) rule = inner + 3, len = strcspn(rule, "],");
-        if (len >= sizeof name) continue;
-        memcpy(name, rule, len);
-        name[len] = '\0';
-        bool seen = false;
-        for (size_t i = 0; i < n; i++) seen |= strcmp(rules[i], name) == 0;
-        if (!seen && n < TS_MAX_RULES_NAMED) memcpy(rules[n++], name, len + 1);
-    }
     ts_buf_appendf(out, "%s{\"point\":%ld,\"rules\":[", out->len ? "," : "", point);
-    for (size_t i = 0; i < n; i++) ts_buf_appendf(out, "%s\"%s\"", i ? "," : "", rules[i]);
+    for (size_t k = 0, written = 0; k < local->count; k++) {
+        bool seen = false;
+        for (size_t i = 0; i < k; i++) seen |= local->items[i].named == local->items[k].named;
+        if (!seen) ts_buf_appendf(out, "%s\"%s\"", written++ ? "," : "", local->items[k].named);
+    }
     ts_buf_append_str(out, "]}");
 }
 
@@ -478,7 +469,8 @@ void ts_resume_run_case(const ts_case *c, ts_testee *testee, const ts_run_option
             passing++;
         }
         if (local.count) append_failing_point(&failing_points, p, &local);
-        for (size_t k = 0; k < local.count; k++) ts_findings_add(&all, local.items[k].rule, "%s", local.items[k].message);
+        for (size_t k = 0; k < local.count; k++)
+            ts_findings_add_named(&all, local.items[k].rule, local.items[k].named, "%s", local.items[k].message);
         all.suppressed += local.suppressed;
         ts_findings_free(&local);
     }

@@ -255,26 +255,26 @@ static double seconds_now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* hello: optional; the testee's name and version go into the report, whole. Returns whether
- * the testee's tools may answer later (resume; true unless the hello says "async": false). */
-static bool say_hello(ts_testee *testee, ts_buf *answer, ts_certification *out) {
+bool ts_run_hello(ts_testee *testee, ts_certification *out) {
     static const char hello[] = "{\"id\":\"$hello\",\"op\":\"hello\"}";
+    ts_buf answer;
+    ts_buf_init(&answer);
     ts_call_result call;
-    ts_testee_call(testee, hello, sizeof hello - 1, answer, &call);
+    ts_testee_call(testee, hello, sizeof hello - 1, &answer, &call);
     bool async = true;
-    if (call.status != TS_CALL_ANSWERED || !answer->data) return async;
     ts_arena arena;
     ts_arena_init(&arena);
     ts_json h;
     ts_error err;
-    if (ts_codec_parse(&arena, answer->data, answer->len, &h, &err)) {
+    if (call.status == TS_CALL_ANSWERED && answer.data && ts_codec_parse(&arena, answer.data, answer.len, &h, &err)) {
         const ts_json *info = ts_json_get(&h, "hello");
         async = !ts_json_get(info, "async") || ts_json_get(info, "async")->kind != TS_JSON_FALSE;
         ts_str name = ts_json_string(ts_json_get(info, "name")), version = ts_json_string(ts_json_get(info, "version"));
-        if (ts_str_nonempty(name)) out->testee_name = copy_text(name.ptr, name.len);
-        if (ts_str_nonempty(version)) out->testee_version = copy_text(version.ptr, version.len);
+        if (out && ts_str_nonempty(name)) out->testee_name = copy_text(name.ptr, name.len);
+        if (out && ts_str_nonempty(version)) out->testee_version = copy_text(version.ptr, version.len);
     }
     ts_arena_free(&arena);
+    ts_buf_free(&answer);
     return async;
 }
 
@@ -310,7 +310,7 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
     ts_buf answer;
     ts_buf_init(&answer);
     ts_call_result call;
-    bool async = say_hello(testee, &answer, out); /* resume: tools may answer later unless "async": false */
+    bool async = ts_run_hello(testee, out); /* resume: tools may answer later unless "async": false */
     size_t total = 0;
     for (size_t i = 0; i < suite->count; i++) total += ts_run_case_selected(options, &suite->cases[i]);
     for (size_t i = 0; i < suite->count && !out->harness_failure[0]; i++) {

@@ -79,6 +79,10 @@ bool ts_run_rule_selected(const ts_run_options *options, const char *rule);
 /* True when the run's --cases globs and --rules select case c. */
 bool ts_run_case_selected(const ts_run_options *options, const ts_case *c);
 
+/* hello (optional, PROTOCOL.md): asks the testee once; its name and version go into out (NULL: not
+ * kept). Returns whether its tools may answer later (resume: true unless it says "async": false). */
+bool ts_run_hello(ts_testee *testee, ts_certification *out);
+
 /* Runs the selected cases of suite through testee. Returns false only on allocation failure. */
 bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *options, ts_certification *out);
 void ts_certification_free(ts_certification *c); /* accepts NULL */

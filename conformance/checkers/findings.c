@@ -79,8 +79,8 @@ void ts_findings_free(ts_findings *f) {
     ts_findings_init(f);
 }
 
-void ts_findings_add(ts_findings *f, const char *rule, const char *fmt, ...) {
-    const ts_rule_info *info = ts_rule_find(rule);
+static void add(ts_findings *f, const char *rule, const char *named, const char *fmt, va_list ap) {
+    const ts_rule_info *info = ts_rule_find(rule), *named_info = ts_rule_find(named);
     const char *id = info ? info->id : "W7";
     size_t same = 0;
     for (size_t i = 0; i < f->count; i++) same += strcmp(f->items[i].rule, id) == 0;
@@ -96,16 +96,28 @@ void ts_findings_add(ts_findings *f, const char *rule, const char *fmt, ...) {
         f->cap = cap;
     }
     char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
     char *copy = malloc(strlen(buf) + 1);
     if (!copy) return;
     strcpy(copy, buf);
     f->items[f->count].rule = id;
+    f->items[f->count].named = named_info ? named_info->id : id;
     f->items[f->count].message = copy;
     f->count++;
+}
+
+void ts_findings_add(ts_findings *f, const char *rule, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    add(f, rule, rule, fmt, ap);
+    va_end(ap);
+}
+
+void ts_findings_add_named(ts_findings *f, const char *rule, const char *named, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    add(f, rule, named, fmt, ap);
+    va_end(ap);
 }
 
 bool ts_findings_has(const ts_findings *f, const char *rule) {

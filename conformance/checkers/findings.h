@@ -29,6 +29,8 @@ enum { TS_FINDINGS_PER_RULE = 3 };
 
 typedef struct ts_finding {
     const char *rule;   /* static string from ts_rules */
+    const char *named;  /* the rule the violation breaks: rule itself, or for a finding that
+                           reports another rule's breach (U9 after a kill) that rule */
     char *message;      /* heap; what was expected, what came back */
 } ts_finding;
 
@@ -43,6 +45,9 @@ void ts_findings_free(ts_findings *f); /* accepts NULL */
 void ts_findings_clear(ts_findings *f);
 /* Appends a finding (printf-style message, truncated at 1 KiB). rule must be a ts_rules id. */
 void ts_findings_add(ts_findings *f, const char *rule, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same for a finding of rule that reports a breach of named (U9 naming U4): ts_finding.named. */
+void ts_findings_add_named(ts_findings *f, const char *rule, const char *named, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* True when some finding names rule. */
 bool ts_findings_has(const ts_findings *f, const char *rule);
 

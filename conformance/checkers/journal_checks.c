@@ -535,8 +535,8 @@ bool ts_check_journal_after_crash(const ts_scenario *scenario, const ts_json *jo
     for (size_t i = 0; i < local.count; i++) {
         const ts_rule_info *info = ts_rule_find(local.items[i].rule);
         if (info && info->level == TS_LEVEL_REQUIRED && strcmp(info->id, "J13") != 0)
-            ts_findings_add(findings, "J13", "after a crash before commit %ld: [%s] %s", crash_before_commit,
-                            local.items[i].rule, local.items[i].message);
+            ts_findings_add_named(findings, "J13", local.items[i].rule, "after a crash before commit %ld: [%s] %s",
+                                  crash_before_commit, local.items[i].rule, local.items[i].message);
         else
             ts_findings_add(findings, local.items[i].rule, "%s", local.items[i].message);
     }

@@ -396,12 +396,12 @@ static void report_run(const run_judge *j, const ts_findings *local, ts_findings
         const ts_finding *fd = &local->items[k];
         const ts_rule_info *info = ts_rule_find(fd->rule);
         if (!j->kill_point || strcmp(fd->rule, "U7") == 0)
-            ts_findings_add(findings, fd->rule, "%s", fd->message);
+            ts_findings_add_named(findings, fd->rule, fd->named, "%s", fd->message);
         else if (strcmp(fd->rule, "U9") == 0)
             ts_findings_add(findings, "U9", "kill at point %ld (%s): %s", j->kill_point, j->kill_what, fd->message);
         else if (info && info->level == TS_LEVEL_REQUIRED)
-            ts_findings_add(findings, "U9", "kill at point %ld (%s): [%s] %s", j->kill_point, j->kill_what, fd->rule,
-                            fd->message);
+            ts_findings_add_named(findings, "U9", fd->rule, "kill at point %ld (%s): [%s] %s", j->kill_point, j->kill_what,
+                                  fd->rule, fd->message);
     }
     findings->suppressed += local->suppressed;
 }
