@@ -78,6 +78,7 @@ int ts_cli_check(int argc, char **argv);
 int ts_cli_testee(int argc, char **argv);
 int ts_cli_gen(int argc, char **argv);
 int ts_cli_canon(int argc, char **argv);
+int ts_cli_fstrace(int argc, char **argv);
 int ts_cli_taskkey(int argc, char **argv);
 int ts_cli_run(int argc, char **argv);
 int ts_cli_journal(int argc, char **argv);

@@ -24,6 +24,7 @@ static const subcommand subcommands[] = {
     {"report", ts_cli_report, "a compliance table (rule x implementation) from certify reports, Markdown or HTML"},
     {"run", ts_cli_run, "run or resume a scenario with the reference resume engine (SQLite journal)"},
     {"journal", ts_cli_journal, "print a SQLite journal's transcript, entries, tasks and checkpoint as JSON"},
+    {"fstrace", ts_cli_fstrace, "run a command under the file-system observer and print its store operations"},
 };
 
 /* `turnstile --version`: turnstile's version and commit, the built-in suite's version and hash. */

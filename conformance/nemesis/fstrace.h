@@ -1,0 +1,67 @@
+/* fstrace.h — the file-system observer: every operation a testee's processes make on the files
+ * under its store, seen from outside with ptrace(2) and a seccomp(2) filter, with no help from
+ * the testee (docs: conformance/nemesis/DESIGN.md).
+ *
+ * Owns: the filter the command runs under — installed in the command's process before exec, so
+ * every thread and child inherits it, across exec — and the tracing that runs in the command's
+ * supervisor (supervise.h), its tracer. At each system call the filter traps, the tracer decides
+ * whether it touches the store; if it does, the tracer lets it run, reads back what it did (the
+ * bytes a write left in the file, the inode a create made), and appends one record to the trace
+ * file (fsop.h). At the store operation the certifier armed, it kills the command's process
+ * group before the call runs or as it returns, and from then on lets no traced thread run again.
+ * It also counts the bytes the testee writes on its stdout, which orders store operations
+ * against protocol lines.
+ *
+ * Fails loudly rather than lets an operation escape: io_uring and Linux AIO are refused with
+ * ENOSYS (libuv falls back to its thread pool), a system call from another ABI is refused, and
+ * what it sees and cannot follow write by write (a shared writable mapping of a store file) is
+ * a NOTE record, with the file's content snapshotted at each sync. Linux x86-64 only: elsewhere
+ * ts_fstrace_supported() is false and nothing is traced.
+ */
+#ifndef TURNSTILE_CONFORMANCE_NEMESIS_FSTRACE_H
+#define TURNSTILE_CONFORMANCE_NEMESIS_FSTRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct ts_fstrace_config {
+    char root[4096];   /* the store directory, absolute and resolved (realpath) */
+    int trace_fd;      /* records are appended here (opened O_APPEND by the caller) */
+    uint64_t kill_seq; /* 0: no kill; else the store operation (its seq, 1-based) to kill at */
+    bool kill_after;   /* kill as that operation returns, rather than before it runs */
+} ts_fstrace_config;
+
+/* Can this build trace at all (Linux x86-64)? */
+bool ts_fstrace_supported(void);
+
+/* In the command's process, after fork and before exec: asks to be traced, stops itself until
+ * the tracer has set its options (ts_fstrace_attach), then installs the filter. Returns false
+ * (errno set) when the kernel refuses; the command must then not be executed. */
+bool ts_fstrace_prepare_child(void);
+
+typedef struct ts_fstrace ts_fstrace;
+
+/* In the tracer (the command's parent), right after fork: waits for the command's stop, sets
+ * the ptrace options and lets it go on to exec. Returns NULL (errno set) when the command could
+ * not be taken over; the command is then killed. Takes nothing from config but copies. */
+ts_fstrace *ts_fstrace_attach(pid_t command, const ts_fstrace_config *config);
+
+/* Handles every pending stop of every traced thread (waitpid(-1, WNOHANG | __WALL)); call it
+ * whenever SIGCHLD arrives. Returns true once the command itself has ended, with its wait
+ * status in *command_status; other descendants' ends are reaped silently. */
+bool ts_fstrace_step(ts_fstrace *t, int *command_status);
+
+/* Has the armed kill happened? */
+bool ts_fstrace_killed(const ts_fstrace *t);
+
+/* Releases the tracer (tracees still stopped are killed by the caller's tree clearing). */
+void ts_fstrace_free(ts_fstrace *t);
+
+/* Runs argv (argv[0] searched in PATH) traced under config until it ends, then kills what it
+ * left in its process group: for tests and `turnstile fstrace`. The certifier's testees are
+ * traced by their supervisor instead (supervise.h). Returns false with a reason when it could
+ * not be started; else its wait status in *status. */
+bool ts_fstrace_run(char *const argv[], const ts_fstrace_config *config, int *status, char *why, size_t why_size);
+
+#endif

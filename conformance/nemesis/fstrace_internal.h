@@ -1,0 +1,77 @@
+/* fstrace_internal.h — private to fstrace.c and fstrace_ops.c: the tracer's state and the
+ * decoding of one traced system call into store operations. Not part of the interface. */
+#ifndef TURNSTILE_CONFORMANCE_NEMESIS_FSTRACE_INTERNAL_H
+#define TURNSTILE_CONFORMANCE_NEMESIS_FSTRACE_INTERNAL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "conformance/nemesis/fsop.h"
+#include "conformance/nemesis/fstrace.h"
+#include "core/json/buf.h"
+
+enum {
+    MAX_PENDING = 256, /* threads inside a traced call at once */
+    MAX_MAPPED = 64,   /* store files mapped shared and writable */
+};
+
+/* What the tracer does with a call it stopped at the entry of. */
+typedef enum call_action {
+    CALL_PASS,   /* not the store's: let it run, forget it */
+    CALL_TRACK,  /* a store operation: let it run (or kill), finish it at its exit */
+    CALL_OUTPUT, /* a write on stdout: count its bytes at its exit */
+    CALL_DENY,   /* refuse it: skip it and make it return -ENOSYS */
+} call_action;
+
+/* One traced call between its entry and its exit. */
+typedef struct pending_call {
+    pid_t tid;           /* 0: the slot is free */
+    long nr;
+    call_action action;
+    ts_fsop op;          /* op.path and op.path2 point at path and path2 below */
+    char path[PATH_MAX], path2[PATH_MAX];
+    char abs[PATH_MAX];  /* the absolute path of a path-based call's target, for lstat at exit */
+    int fd;              /* the descriptor the call writes through (-1: none) */
+    bool existed;        /* open/creat/mknod: the target existed before the call */
+    bool has_offset;     /* the write's offset was given (pwrite, copy_file_range's off_out) */
+    bool append;         /* O_APPEND or RWF_APPEND: the data went to the end */
+    bool outside_source; /* RENAME/LINK into the store of a file the store did not hold */
+    bool synchronous;    /* msync: MS_SYNC (else written back, not synced) */
+    char note[256];      /* a NOTE to emit with the operation ("" none) */
+} pending_call;
+
+struct ts_fstrace {
+    ts_fstrace_config config;
+    size_t root_len;
+    dev_t root_dev;
+    pid_t command;
+    bool command_ended;
+    int command_status;
+    uint64_t seq;            /* store operations seen so far */
+    uint64_t stdout_bytes;   /* written on stdout so far */
+    bool killed;
+    pending_call *pending[MAX_PENDING];
+    ts_inode mapped[MAX_MAPPED];
+    size_t mapped_count;
+    ts_buf record;           /* scratch: one encoded record */
+    uint8_t *data;           /* scratch: read-back bytes */
+    size_t data_cap;
+};
+
+/* Decodes a call at its entry (registers already read into args): fills call, returns what to
+ * do. call->tid and call->nr are set by the caller. */
+call_action ts_fstrace_entry(ts_fstrace *t, pending_call *call, const uint64_t args[6]);
+
+/* Finishes a tracked call at its exit (result: the call's return value, -errno on failure):
+ * reads back what it did and appends its record(s). */
+void ts_fstrace_exit(ts_fstrace *t, pending_call *call, int64_t result);
+
+/* Appends one record to the trace file. */
+void ts_fstrace_emit(ts_fstrace *t, const ts_fsop *op);
+
+/* Appends a NOTE record (text) for thread tid. */
+void ts_fstrace_note(ts_fstrace *t, pid_t tid, long nr, const char *text);
+
+#endif
