@@ -36,8 +36,10 @@ typedef struct ts_fstrace_config {
 bool ts_fstrace_supported(void);
 
 /* In the command's process, after fork and before exec: asks to be traced, stops itself until
- * the tracer has set its options (ts_fstrace_attach), then installs the filter. Returns false
- * (errno set) when the kernel refuses; the command must then not be executed. */
+ * the tracer has set its options (ts_fstrace_attach), then installs the filter. Also turns off
+ * LeakSanitizer in the environment the command will see (ASAN_OPTIONS gains detect_leaks=0): it
+ * needs ptrace itself. Returns false (errno set) when the kernel refuses; the command must then
+ * not be executed. */
 bool ts_fstrace_prepare_child(void);
 
 typedef struct ts_fstrace ts_fstrace;
