@@ -135,4 +135,29 @@ void ts_memory_store_fail_write_at(ts_store *store, uint64_t n) {
     s->fail_at = n ? s->writes + n : 0;
 }
 
+bool ts_memory_store_replace(ts_store *store, const ts_json *journal_json, ts_error *err) {
+    memory_store *s = self_of(store);
+    ts_arena arena;
+    ts_journal journal;
+    ts_arena_init(&arena);
+    ts_journal_init(&journal);
+    ts_json copy; /* the journal borrows strings from the value: it lives in the store's arena */
+    if (!ts_json_clone(&arena, journal_json, &copy)) {
+        ts_arena_free(&arena);
+        ts_error_set(err, "out of memory");
+        return false;
+    }
+    if (!ts_journal_from_json(&copy, &arena, &journal, err)) {
+        ts_journal_free(&journal);
+        ts_arena_free(&arena);
+        return false;
+    }
+    ts_journal_free(&s->journal);
+    ts_arena_free(&s->arena);
+    s->arena = arena;
+    s->journal = journal;
+    s->broken = false;
+    return true;
+}
+
 uint64_t ts_memory_store_writes(const ts_store *store) { return ((const memory_store *)store)->writes; }

@@ -19,6 +19,11 @@ ts_store *ts_memory_store_new(void);
 /* Makes the write call number n (1-based, counted from now) fail; 0 turns injection off. */
 void ts_memory_store_fail_write_at(ts_store *store, uint64_t n);
 
+/* Replaces the store's journal with the one journal_json holds (ts_journal_to_json's form, as
+ * a store that keeps it elsewhere reads it back). False (err) when it is no journal; the
+ * store is then unchanged. */
+bool ts_memory_store_replace(ts_store *store, const ts_json *journal_json, ts_error *err);
+
 /* How many write calls the store has seen (failed ones included). */
 uint64_t ts_memory_store_writes(const ts_store *store);
 

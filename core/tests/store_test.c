@@ -42,6 +42,7 @@
 #include "core/json/buf.h"
 #include "core/json/codec.h"
 #include "core/resume/store.h"
+#include "core/resume/store_file.h"
 #include "core/resume/store_memory.h"
 #include "core/resume/store_sqlite.h"
 #include "core/resume/taskid.h"
@@ -58,7 +59,7 @@ static ts_fault_vfs fault_vfs;
 /* ------------------------------------------------------------------- the contract --------- */
 
 typedef struct harness {
-    const char *kind;       /* "memory" or "sqlite" */
+    const char *kind;       /* "memory", "sqlite" or "file" */
     ts_store *store;
     char path[560];         /* the SQLite store's file */
     ts_buf log;             /* one line per step: compared across stores */
@@ -67,16 +68,17 @@ typedef struct harness {
 /* Closes and reopens a durable store (the memory store stays as it is), and requires the
  * journal to read back byte for byte. */
 static void reopen(harness *h) {
-    if (strcmp(h->kind, "sqlite") != 0) return;
+    if (strcmp(h->kind, "memory") == 0) return;
     char *before = journal_text_checked(h->store);
     ts_store_close(h->store);
-    h->store = open_sqlite(h->path, NULL);
+    ts_error err;
+    h->store = strcmp(h->kind, "sqlite") == 0 ? open_sqlite(h->path, NULL) : ts_file_store_open(h->path, NULL, &err);
     if (!h->store) {
         free(before);
         return;
     }
     char *after = journal_text_checked(h->store);
-    if (strcmp(before, after) != 0) failf("[sqlite] reopening changed the journal:\n  before: %s\n  after:  %s", before, after);
+    if (strcmp(before, after) != 0) failf("[%s] reopening changed the journal:\n  before: %s\n  after:  %s", h->kind, before, after);
     free(before);
     free(after);
 }
@@ -419,6 +421,12 @@ static char *run_script(const char *kind, const char *name, contract_script scri
         db_path(name, h.path, sizeof h.path);
         remove_db(h.path);
         h.store = open_sqlite(h.path, NULL);
+    } else if (strcmp(kind, "file") == 0) {
+        snprintf(h.path, sizeof h.path, "%s/%s.files", temp_dir, name);
+        mkdir(h.path, 0700);
+        ts_error err;
+        h.store = ts_file_store_open(h.path, NULL, &err);
+        if (!h.store) failf("[file] %s", err.message);
     } else {
         h.store = ts_memory_store_new();
     }
@@ -437,23 +445,32 @@ static char *run_script(const char *kind, const char *name, contract_script scri
     free(text);
     ts_store_close(h.store);
     ts_arena_free(&arena);
-    if (h.path[0]) remove_db(h.path);
+    if (h.path[0] && strcmp(kind, "sqlite") == 0) remove_db(h.path);
+    if (h.path[0] && strcmp(kind, "file") == 0) {
+        char file[700];
+        const char *leaves[] = {"journal.dat", "journal.idx"};
+        for (size_t i = 0; i < 2; i++) snprintf(file, sizeof file, "%s/%s", h.path, leaves[i]), unlink(file);
+        rmdir(h.path);
+    }
     return h.log.data;
 }
 
-/* The contract: the script's expectations hold for both stores, and both log the same. */
+/* The contract: the script's expectations hold for every store, and all log the same. */
 static void contract(const char *name, contract_script script) {
     char *memory_log = run_script("memory", name, script);
-    char *sqlite_log = run_script("sqlite", name, script);
-    if (strcmp(memory_log, sqlite_log) != 0) {
-        size_t i = 0;
-        while (memory_log[i] && memory_log[i] == sqlite_log[i]) i++;
-        size_t from = i > 200 ? i - 200 : 0;
-        failf("the stores disagree at byte %zu:\n  memory: ...%.400s\n  sqlite: ...%.400s", i, memory_log + from,
-              sqlite_log + from);
+    const char *durable[] = {"sqlite", "file"};
+    for (size_t k = 0; k < 2; k++) {
+        char *log = run_script(durable[k], name, script);
+        if (strcmp(memory_log, log) != 0) {
+            size_t i = 0;
+            while (memory_log[i] && memory_log[i] == log[i]) i++;
+            size_t from = i > 200 ? i - 200 : 0;
+            failf("the stores disagree at byte %zu:\n  memory: ...%.400s\n  %s: ...%.400s", i, memory_log + from,
+                  durable[k], log + from);
+        }
+        free(log);
     }
     free(memory_log);
-    free(sqlite_log);
 }
 
 static void contract_begin_execution(void) { contract("begin_execution", script_begin_execution); }
