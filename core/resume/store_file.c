@@ -167,7 +167,7 @@ static bool load(file_store *s, ts_error *err) {
 /* A new store: journal.dat, then journal.idx through a synced temporary file and a rename,
  * then the directory synced. */
 static bool create(file_store *s, const char *dat_path, const char *idx_path, ts_error *err) {
-    char tmp_path[4200];
+    char tmp_path[4300];
     snprintf(tmp_path, sizeof tmp_path, "%s.tmp", idx_path);
     s->dat = open(dat_path, O_CREAT | O_RDWR | O_TRUNC | O_CLOEXEC, 0644);
     if (s->dat < 0) return failed(err, s, "creating", "journal.dat");
