@@ -15,6 +15,19 @@
 #include "core/resume/engine.h"
 #include "core/merge/merger.h"
 
+/* The crash-consistency bugs (issue 22): each is invisible to kills at protocol points and
+ * shows only under the file-system nemesis — a kill between two file operations, after an
+ * answer, or a power loss. Each keeps the reference's claim of power-loss durability. */
+typedef enum ts_durability_bug {
+    TS_DURABLE = 0,
+    TS_DURABILITY_ACK_BEFORE_WRITE,        /* a message queued behind a pending tool is answered
+                                            * "waiting", then written to the store */
+    TS_DURABILITY_NEVER_FSYNC,             /* SQLite with synchronous OFF */
+    TS_DURABILITY_INDEX_BEFORE_RECORD,     /* file store: the index line before its record */
+    TS_DURABILITY_UNCHECKED_TORN_RECORD,   /* file store: record and index synced together, no CRC read */
+    TS_DURABILITY_RENAME_WITHOUT_DIR_SYNC, /* file store: its files named without a directory fsync */
+} ts_durability_bug;
+
 typedef struct ts_mutant {
     const char *name;
     const char *bug;                 /* the historic bug it reproduces */
@@ -25,6 +38,7 @@ typedef struct ts_mutant {
     bool overwrite_created_at;       /* every message gets the response's createdAt or "now" */
     bool no_host_response_id;        /* the host passes the agent's missing ids on */
     ts_engine_mutant engine;         /* the journal and resume ops' bug; TS_ENGINE_CORRECT for the others */
+    ts_durability_bug durability;    /* the resume op's store's bug; TS_DURABLE for the others */
 } ts_mutant;
 
 extern const ts_mutant ts_mutants[];

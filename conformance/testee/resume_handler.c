@@ -6,6 +6,7 @@
 
 #include "core/json/codec.h"
 #include "core/resume/engine.h"
+#include "core/resume/store_file.h"
 #include "core/resume/store_sqlite.h"
 
 /* ---------------------------------------------------------------- ChatMessage JSON ---- */
@@ -304,6 +305,63 @@ static bool run_engine(const ts_testee_config *config, ts_store *store, pipe_wor
     return ok;
 }
 
+/* ------------------------------------------------------------- stores and durability ---- */
+
+static ts_durability_bug durability_bug(const ts_testee_config *config) {
+    return config->mutant ? config->mutant->durability : TS_DURABLE;
+}
+
+static bool acks_before_write(const ts_testee_config *config) {
+    return durability_bug(config) == TS_DURABILITY_ACK_BEFORE_WRITE && config->deferred;
+}
+
+const char *ts_testee_durability(const ts_testee_config *config) {
+    return config->store == TS_RESUME_STORE_FILES || config->synchronous == TS_SQLITE_SYNC_FULL ? "power-loss"
+                                                                                                : "process-crash";
+}
+
+/* The thread's store in dir, as the configuration (and a mutant's bug) has it. */
+static ts_store *open_store(const ts_testee_config *config, const char *dir, ts_error *err) {
+    ts_durability_bug bug = durability_bug(config);
+    bool files = config->store == TS_RESUME_STORE_FILES || bug == TS_DURABILITY_INDEX_BEFORE_RECORD ||
+                 bug == TS_DURABILITY_UNCHECKED_TORN_RECORD || bug == TS_DURABILITY_RENAME_WITHOUT_DIR_SYNC;
+    if (files) {
+        ts_file_store_options options = {.index_before_record = bug == TS_DURABILITY_INDEX_BEFORE_RECORD,
+                                         .unchecked_group_sync = bug == TS_DURABILITY_UNCHECKED_TORN_RECORD,
+                                         .no_directory_sync = bug == TS_DURABILITY_RENAME_WITHOUT_DIR_SYNC};
+        return ts_file_store_open(dir, &options, err);
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/journal.db", dir);
+    ts_sqlite_options options = {.synchronous = bug == TS_DURABILITY_NEVER_FSYNC ? TS_SQLITE_SYNC_OFF
+                                                                                  : (ts_sqlite_synchronous)config->synchronous};
+    return ts_sqlite_store_open(path, &options, err);
+}
+
+static void defer_signal(const ts_testee_config *config, const char *dir, const ts_json *signal, uint64_t events_applied) {
+    ts_deferred_write *d = config->deferred;
+    snprintf(d->dir, sizeof d->dir, "%s", dir);
+    ts_buf_reset(&d->signal);
+    ts_codec_write(&d->signal, signal, TS_WRITE_COMPACT);
+    d->events_applied = events_applied;
+    d->pending = !d->signal.failed;
+}
+
+void ts_testee_after_answer(const ts_testee_config *config) {
+    ts_deferred_write *d = config->deferred;
+    if (!d || !d->pending) return;
+    d->pending = false;
+    ts_error err;
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_json signal;
+    ts_store *store = open_store(config, d->dir, &err);
+    if (store && ts_codec_parse(&arena, d->signal.data, d->signal.len, &signal, &err))
+        ts_store_deliver_signal(store, &signal, d->events_applied, &err);
+    ts_store_close(store);
+    ts_arena_free(&arena);
+}
+
 static bool act(const ts_testee_config *config, ts_store *store, pipe_world *world, const request *r, ts_buf *out,
                 ts_error *err) {
     ts_arena *arena = world->arena;
@@ -325,9 +383,15 @@ static bool act(const ts_testee_config *config, ts_store *store, pipe_world *wor
         ts_json_builder_init(&b, arena);
         ts_json_builder_add(&b, "text", ts_json_make_string(user));
         ts_json signal;
-        ok = ts_json_builder_finish(&b, &signal) &&
-             NOTIFIED(world, "a user message into the inbox", ts_store_deliver_signal(store, &signal, j.events_applied + 1, err)) &&
-             run_engine(config, store, world, r, (ts_str){NULL, 0}, &status, err);
+        ok = ts_json_builder_finish(&b, &signal);
+        if (ok && acks_before_write(config) && waiting_on_tool(&j, arena)) { /* the mutant: "waiting" now, the write after */
+            defer_signal(config, r->dir, &signal, j.events_applied + 1);
+            status = "waiting";
+        } else {
+            ok = ok &&
+                 NOTIFIED(world, "a user message into the inbox", ts_store_deliver_signal(store, &signal, j.events_applied + 1, err)) &&
+                 run_engine(config, store, world, r, (ts_str){NULL, 0}, &status, err);
+        }
     } else if (call_id.ptr) {
         const ts_task *pending = pending_task_of_call(&j, call_id, arena);
         const ts_json *result = ts_json_get(a, "result"), *error = ts_json_get(a, "error");
@@ -361,10 +425,7 @@ void ts_testee_resume(const ts_testee_config *config, ts_arena *arena, const ts_
     if (!config->exchange) {
         ts_error_set(&err, "this testee has no channel for world calls");
     } else if (read_request(request_json, &r, &err)) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/journal.db", r.dir);
-        ts_sqlite_options options = {.synchronous = TS_SQLITE_SYNC_OFF}; /* the fault is a kill, not a power loss */
-        store = ts_sqlite_store_open(path, &options, &err);
+        store = open_store(config, r.dir, &err);
         ok = store && act(config, store, &world, &r, &body, &err);
     }
     ts_store_close(store);
