@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conformance/nemesis/fstrace.h"
+
 extern char **environ;
 
 enum {
@@ -25,7 +27,10 @@ enum {
 };
 
 /* The supervisor's reports to the caller, one fixed-size record each (atomic on a pipe). */
-enum { REPORT_STARTED = 1, REPORT_EXEC_FAILED = 2, REPORT_ENDED = 3 };
+enum { REPORT_STARTED = 1, REPORT_EXEC_FAILED = 2, REPORT_ENDED = 3, REPORT_TRACE_FAILED = 4 };
+
+/* The supervisor's descriptors: the command's three at 0-2, then these. */
+enum { FD_REPORT = 3, FD_TRACE = 4, FD_CONTROL = 5, SUPERVISOR_FDS = 6 };
 typedef struct report {
     int kind;
     int value; /* the command's pid, errno, or wait status */
@@ -263,7 +268,7 @@ static void send_report(int fd, int kind, int value) {
 
 /* Kills and reaps every descendant: all of them reparent here, since this is their subreaper.
  * Reports the command's end if it is reaped here. */
-static void clear_tree(pid_t command, bool *command_reaped, int report_fd) {
+static void clear_tree(pid_t command, bool *command_reaped, int report_fd, int wait_flags) {
     double deadline = now_seconds() + SWEEP_SECONDS;
     for (;;) {
         if (!*command_reaped) kill(-command, SIGKILL);
@@ -272,7 +277,7 @@ static void clear_tree(pid_t command, bool *command_reaped, int report_fd) {
         for (int i = 0; i < n; i++) kill_child_and_group(pids[i], groups[i]);
         int status;
         pid_t done;
-        while ((done = waitpid(-1, &status, WNOHANG)) > 0) {
+        while ((done = waitpid(-1, &status, WNOHANG | wait_flags)) > 0) {
             if (done == command && !*command_reaped) {
                 *command_reaped = true;
                 send_report(report_fd, REPORT_ENDED, status);
@@ -283,8 +288,42 @@ static void clear_tree(pid_t command, bool *command_reaped, int report_fd) {
     }
 }
 
-/* fds: the command's stdin, stdout and stderr ends, and the report pipe's write end. */
-static void supervise(int fds[4], char *const argv[], char *const envp[], pid_t caller, const sigset_t *caller_mask) {
+/* The traced command's arming messages (non-blocking reads of whole records). */
+static void drain_control(ts_fstrace *tracer) {
+    ts_fstrace_arm_message arm;
+    while (read(FD_CONTROL, &arm, sizeof arm) == (ssize_t)sizeof arm) ts_fstrace_arm(tracer, &arm);
+}
+
+/* In the forked command: default signal dispositions, the caller's mask, then the command.
+ * Never returns; a failure to start is written on exec_report. */
+static void run_command(char *const argv[], char *const envp[], const sigset_t *caller_mask, pid_t supervisor,
+                        bool traced, int exec_report) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != supervisor) _exit(127);
+    setpgid(0, 0); /* its own process group: one kill reaches all it starts */
+    for (int fd = FD_REPORT; fd < SUPERVISOR_FDS; fd++) close(fd);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++) {
+        struct sigaction old;
+        if (sigaction(handled_signals[i], NULL, &old) == 0 && old.sa_handler == on_fatal_signal)
+            sigaction(handled_signals[i], &dfl, NULL);
+    }
+    sigaction(SIGPIPE, &dfl, NULL);
+    sigprocmask(SIG_SETMASK, caller_mask, NULL);
+    int report[2] = {REPORT_EXEC_FAILED, 0};
+    if (traced && !ts_fstrace_prepare_child()) report[0] = REPORT_TRACE_FAILED;
+    else execvpe(argv[0], argv, envp);
+    report[1] = errno;
+    if (write(exec_report, report, sizeof report) < 0) _exit(127);
+    _exit(127);
+}
+
+/* fds: the command's stdin, stdout and stderr ends, the report pipe's write end, and when
+ * traced the trace file and the arming pipe's read end (else -1). */
+static void supervise(int fds[SUPERVISOR_FDS], char *const argv[], char *const envp[], pid_t caller, const sigset_t *caller_mask,
+                      const char *trace_root) {
     memset((void *)live, 0, sizeof live); /* not ours to kill from here */
     setpgid(0, 0);
     prctl(PR_SET_NAME, "ts-supervisor");
@@ -292,58 +331,49 @@ static void supervise(int fds[4], char *const argv[], char *const envp[], pid_t 
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != caller) _exit(0); /* the caller died before the line above */
     signal(SIGCHLD, SIG_DFL);          /* waitpid must see our children */
-    /* Descriptors: the command's three at 0-2, the report pipe at 3, nothing else. */
-    for (int i = 0; i < 4; i++) fds[i] = fcntl(fds[i], F_DUPFD, 10);
-    for (int i = 0; i < 4; i++) dup2(fds[i], i);
-    if (syscall(SYS_close_range, 4U, ~0U, 0U) != 0)
-        for (int fd = 4; fd < 65536; fd++) close(fd);
+    /* Descriptors: the command's three at 0-2, the report pipe at 3, trace and arming at 4-5. */
+    int count = trace_root ? SUPERVISOR_FDS : FD_REPORT + 1;
+    for (int i = 0; i < count; i++) fds[i] = fcntl(fds[i], F_DUPFD, 10);
+    for (int i = 0; i < count; i++) dup2(fds[i], i);
+    if (syscall(SYS_close_range, (unsigned)count, ~0U, 0U) != 0)
+        for (int fd = count; fd < 65536; fd++) close(fd);
     int exec_report[2];
     if (pipe2(exec_report, O_CLOEXEC) != 0) {
-        send_report(3, REPORT_EXEC_FAILED, errno);
+        send_report(FD_REPORT, REPORT_EXEC_FAILED, errno);
         _exit(0);
     }
     pid_t self = getpid();
     pid_t command = fork();
-    if (command == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != self) _exit(127);
-        setpgid(0, 0); /* its own process group: one kill reaches all it starts */
-        close(3);
-        struct sigaction dfl;
-        memset(&dfl, 0, sizeof dfl);
-        dfl.sa_handler = SIG_DFL;
-        for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++) {
-            struct sigaction old;
-            if (sigaction(handled_signals[i], NULL, &old) == 0 && old.sa_handler == on_fatal_signal)
-                sigaction(handled_signals[i], &dfl, NULL);
-        }
-        sigaction(SIGPIPE, &dfl, NULL);
-        sigprocmask(SIG_SETMASK, caller_mask, NULL);
-        execvpe(argv[0], argv, envp);
-        int e = errno;
-        if (write(exec_report[1], &e, sizeof e) < 0) _exit(127);
-        _exit(127);
-    }
+    if (command == 0) run_command(argv, envp, caller_mask, self, trace_root != NULL, exec_report[1]);
     if (command < 0) {
-        send_report(3, REPORT_EXEC_FAILED, errno);
+        send_report(FD_REPORT, REPORT_EXEC_FAILED, errno);
         _exit(0);
     }
     setpgid(command, command); /* also here: no race with the command's own call */
     close(exec_report[1]);
+    ts_fstrace *tracer = NULL;
+    if (trace_root) {
+        ts_fstrace_config config = {.trace_fd = FD_TRACE};
+        snprintf(config.root, sizeof config.root, "%s", trace_root);
+        fcntl(FD_CONTROL, F_SETFL, fcntl(FD_CONTROL, F_GETFL) | O_NONBLOCK);
+        tracer = ts_fstrace_attach(command, &config);
+    }
     int devnull = open("/dev/null", O_RDWR); /* stop holding the command's pipes */
     for (int fd = 0; fd < 3; fd++) dup2(devnull, fd);
     if (devnull > 2) close(devnull);
-    int exec_errno = 0;
+    int failure[2] = {0, 0};
     ssize_t got;
-    while ((got = read(exec_report[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {}
+    while ((got = read(exec_report[0], failure, sizeof failure)) < 0 && errno == EINTR) {}
     close(exec_report[0]);
     bool reaped = false;
-    if (got == (ssize_t)sizeof exec_errno) {
-        send_report(3, REPORT_EXEC_FAILED, exec_errno);
-        while (waitpid(command, NULL, 0) < 0 && errno == EINTR) {}
+    if (got == (ssize_t)sizeof failure || (trace_root && !tracer)) {
+        send_report(FD_REPORT, got == (ssize_t)sizeof failure ? failure[0] : REPORT_TRACE_FAILED,
+                    got == (ssize_t)sizeof failure ? failure[1] : errno);
+        kill(command, SIGKILL);
+        while (waitpid(command, NULL, __WALL) < 0 && errno == EINTR) {}
         _exit(0);
     }
-    send_report(3, REPORT_STARTED, command);
+    send_report(FD_REPORT, REPORT_STARTED, command);
     sigset_t wanted;
     sigemptyset(&wanted);
     for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++) sigaddset(&wanted, handled_signals[i]);
@@ -353,16 +383,24 @@ static void supervise(int fds[4], char *const argv[], char *const envp[], pid_t 
         if (sig < 0) continue;
         if (sig != SIGCHLD) break;
         int status;
+        if (tracer) {
+            drain_control(tracer); /* an arming sent before the operations it is for */
+            if (ts_fstrace_step(tracer, &status)) {
+                reaped = true;
+                send_report(FD_REPORT, REPORT_ENDED, status);
+            }
+        }
         pid_t done;
-        while ((done = waitpid(-1, &status, WNOHANG)) > 0) {
+        while (!tracer && (done = waitpid(-1, &status, WNOHANG)) > 0) {
             if (done == command) {
                 reaped = true;
-                send_report(3, REPORT_ENDED, status);
+                send_report(FD_REPORT, REPORT_ENDED, status);
             }
         }
         if (reaped) break;
     }
-    clear_tree(command, &reaped, 3);
+    clear_tree(command, &reaped, FD_REPORT, tracer ? __WALL : 0);
+    ts_fstrace_free(tracer);
     _exit(0);
 }
 
@@ -376,7 +414,7 @@ static void close_fd(int *fd) {
 static void clear(ts_child *c) {
     memset(c, 0, sizeof *c);
     c->pid = c->supervisor = -1;
-    c->in = c->out = c->err = c->status = -1;
+    c->in = c->out = c->err = c->status = c->control = -1;
 }
 
 static void unregister(pid_t supervisor) {
@@ -387,21 +425,49 @@ static void unregister(pid_t supervisor) {
     sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-/* The environment for the command: our marker first, then ours without an older marker. */
-static char **command_environment(char *marker, size_t marker_size) {
+/* The environment for the command: our marker first, then ours without an older marker; a
+ * traced command's ASAN_OPTIONS (asan: "ASAN_OPTIONS=..." or NULL) replaces ours. */
+static char **command_environment(char *marker, size_t marker_size, const char *asan) {
     size_t n = 0;
     while (environ && environ[n]) n++;
-    char **envp = calloc(n + 2, sizeof *envp);
+    char **envp = calloc(n + 3, sizeof *envp);
     if (!envp) return NULL;
     snprintf(marker, marker_size, "%s=%ld", TS_CHILD_MARKER, (long)getpid());
     size_t k = 0;
     envp[k++] = marker;
+    if (asan) envp[k++] = (char *)asan;
     for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], TS_CHILD_MARKER "=", sizeof TS_CHILD_MARKER) != 0) envp[k++] = environ[i];
+        if (strncmp(environ[i], TS_CHILD_MARKER "=", sizeof TS_CHILD_MARKER) != 0 &&
+            !(asan && strncmp(environ[i], "ASAN_OPTIONS=", 13) == 0))
+            envp[k++] = environ[i];
     return envp;
 }
 
+static bool start(ts_child *c, char *const argv[], const ts_child_trace *trace, char *why, size_t why_size);
+
 bool ts_child_start(ts_child *c, char *const argv[], char *why, size_t why_size) {
+    return start(c, argv, NULL, why, why_size);
+}
+
+bool ts_child_start_traced(ts_child *c, char *const argv[], const ts_child_trace *trace, char *why, size_t why_size) {
+    clear(c);
+    if (!ts_fstrace_supported()) {
+        snprintf(why, why_size, "cannot observe the testee's file operations: the observer needs Linux on x86-64");
+        return false;
+    }
+    return start(c, argv, trace, why, why_size);
+}
+
+bool ts_child_arm(ts_child *c, const char *subroot, uint64_t count, bool after) {
+    if (c->control < 0 || c->ended) return false;
+    ts_fstrace_arm_message arm = {.count = count, .after = after};
+    snprintf(arm.subroot, sizeof arm.subroot, "%s", subroot ? subroot : "");
+    ssize_t n;
+    while ((n = write(c->control, &arm, sizeof arm)) < 0 && errno == EINTR) {}
+    return n == (ssize_t)sizeof arm;
+}
+
+static bool start(ts_child *c, char *const argv[], const ts_child_trace *trace, char *why, size_t why_size) {
     clear(c);
     install_once();
     int slot = -1;
@@ -411,14 +477,15 @@ bool ts_child_start(ts_child *c, char *const argv[], char *why, size_t why_size)
         snprintf(why, why_size, "cannot start the testee: %d testees are running already", MAX_LIVE);
         return false;
     }
-    int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, status[2] = {-1, -1};
-    char marker[64];
-    char **envp = command_environment(marker, sizeof marker);
+    int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, status[2] = {-1, -1}, control[2] = {-1, -1};
+    char marker[64], asan[4096] = "ASAN_OPTIONS=";
+    if (trace) ts_fstrace_asan_options(getenv("ASAN_OPTIONS"), asan + 13, sizeof asan - 13);
+    char **envp = command_environment(marker, sizeof marker, trace ? asan : NULL);
     if (!envp || pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 ||
-        pipe2(status, O_CLOEXEC) != 0) {
+        pipe2(status, O_CLOEXEC) != 0 || (trace && pipe2(control, O_CLOEXEC) != 0)) {
         snprintf(why, why_size, "cannot start the testee: %s", envp ? strerror(errno) : "out of memory");
-        int *all[] = {&in[0], &in[1], &out[0], &out[1], &err[0], &err[1], &status[0], &status[1]};
-        for (size_t i = 0; i < 8; i++) close_fd(all[i]);
+        int *all[] = {&in[0], &in[1], &out[0], &out[1], &err[0], &err[1], &status[0], &status[1], &control[0], &control[1]};
+        for (size_t i = 0; i < 10; i++) close_fd(all[i]);
         free(envp);
         return false;
     }
@@ -427,8 +494,8 @@ bool ts_child_start(ts_child *c, char *const argv[], char *why, size_t why_size)
     pid_t caller = getpid();
     pid_t supervisor = fork();
     if (supervisor == 0) {
-        int fds[4] = {in[0], out[1], err[1], status[1]};
-        supervise(fds, argv, envp, caller, &old_mask);
+        int fds[SUPERVISOR_FDS] = {in[0], out[1], err[1], status[1], trace ? trace->trace_fd : -1, control[0]};
+        supervise(fds, argv, envp, caller, &old_mask, trace ? trace->root : NULL);
     }
     if (supervisor > 0) {
         live[slot].pid = -1;
@@ -441,6 +508,8 @@ bool ts_child_start(ts_child *c, char *const argv[], char *why, size_t why_size)
     close_fd(&out[1]);
     close_fd(&err[1]);
     close_fd(&status[1]);
+    close_fd(&control[0]);
+    c->control = control[1];
     c->in = in[1];
     c->out = out[0];
     c->err = err[0];
@@ -457,6 +526,8 @@ bool ts_child_start(ts_child *c, char *const argv[], char *why, size_t why_size)
     if (got != (ssize_t)sizeof r || r.kind != REPORT_STARTED) {
         if (got == (ssize_t)sizeof r && r.kind == REPORT_EXEC_FAILED)
             snprintf(why, why_size, "cannot run %s: %s", argv[0], strerror(r.value));
+        else if (got == (ssize_t)sizeof r && r.kind == REPORT_TRACE_FAILED)
+            snprintf(why, why_size, "cannot observe %s's file operations (ptrace and seccomp): %s", argv[0], strerror(r.value));
         else
             snprintf(why, why_size, "cannot start the testee: its supervisor ended before starting it");
         c->ended = true;
@@ -515,6 +586,7 @@ void ts_child_finish(ts_child *c) {
     close_fd(&c->out);
     close_fd(&c->err);
     close_fd(&c->status);
+    close_fd(&c->control);
     clear(c);
 }
 

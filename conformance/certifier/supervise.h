@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* The environment variable every supervised command starts with: its value is the pid of the
@@ -33,6 +34,7 @@
 typedef struct ts_child {
     pid_t pid;          /* the command, which leads its own process group; -1 when none */
     pid_t supervisor;   /* -1 when none */
+    int control;        /* traced: the write end of the supervisor's arming pipe; else -1 */
     int in, out, err;   /* the caller's ends of the command's stdin (write), stdout and stderr
                          * (read); all non-blocking and close-on-exec; owned by the ts_child */
     int status;         /* the supervisor's report pipe: readable when the command has ended */
@@ -45,6 +47,24 @@ typedef struct ts_child {
  * false with a reason in `why` when it cannot be started (also when argv[0] cannot be
  * executed: "cannot run X: reason"); c is then empty. */
 bool ts_child_start(ts_child *c, char *const argv[], char *why, size_t why_size);
+
+/* The file-system observer (conformance/nemesis/fstrace.h) for a command: its supervisor is
+ * then also its tracer, appending a record to trace_fd for every operation the command's
+ * threads and children make under root. */
+typedef struct ts_child_trace {
+    const char *root;  /* an existing directory */
+    int trace_fd;      /* open for appending; the supervisor keeps a copy */
+} ts_child_trace;
+
+/* ts_child_start, traced. Fails also when the observer cannot be used here (not Linux x86-64,
+ * or the kernel refuses ptrace or seccomp), with that reason. */
+bool ts_child_start_traced(ts_child *c, char *const argv[], const ts_child_trace *trace, char *why, size_t why_size);
+
+/* Arms the observer of a traced command: it kills the command's process group at the count-th
+ * operation under root/subroot from now on (after: as that operation returns); count 0
+ * disarms. It takes effect before any operation the command makes after this returns. False
+ * when the command is not traced or its supervisor is gone. */
+bool ts_child_arm(ts_child *c, const char *subroot, uint64_t count, bool after);
 
 /* Without waiting: has the command ended? (Then c->ended and c->wait_status tell how.) */
 bool ts_child_check_ended(ts_child *c);

@@ -255,6 +255,8 @@ bool ts_fsmodel_materialize(const ts_fsmodel *m, const ts_crash_state *s, const 
     return ok;
 }
 
+bool ts_fsmodel_clear_dir(const char *dir, char *why, size_t why_size) { return fs_clear_dir(dir, why, why_size); }
+
 void ts_crash_state_name(const ts_crash_state *s, ts_buf *out) {
     if (s->kind == TS_CRASH_UNSYNCED_LOST) ts_buf_append_str(out, "unsynced-lost");
     else ts_buf_appendf(out, "%s:%zu", ts_crash_kind_name(s->kind), s->op + 1);

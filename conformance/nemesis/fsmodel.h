@@ -86,6 +86,10 @@ size_t ts_fsmodel_crash_states(const ts_fsmodel *m, size_t end, size_t window, s
 bool ts_fsmodel_materialize(const ts_fsmodel *m, const ts_crash_state *state, const char *dir, char *why,
                             size_t why_size);
 
+/* Removes everything under dir (dir stays), never following a link, with a bounded stack
+ * (a testee's store may be nested deep on purpose). False with a reason when it cannot. */
+bool ts_fsmodel_clear_dir(const char *dir, char *why, size_t why_size);
+
 /* One line a person reads: "torn: write journal.log @4096+700 kept 0 bytes (3 changes lost)". */
 void ts_fsmodel_describe_state(const ts_fsmodel *m, const ts_crash_state *state, ts_buf *out);
 

@@ -95,7 +95,7 @@ bool ts_fsop_encode(const ts_fsop *op, ts_buf *out) {
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) put64(&p, fields[i]);
     put32(&p, (uint32_t)path_len);
     put32(&p, (uint32_t)path2_len);
-    put32(&p, 0); /* reserved */
+    put32(&p, (uint32_t)op->pid);
     ts_buf_append(out, (const char *)header, sizeof header);
     ts_buf_append(out, path, path_len + 1);
     ts_buf_append(out, path2, path2_len + 1);
@@ -123,7 +123,7 @@ int ts_fsop_decode(const uint8_t *buf, size_t len, size_t *pos, ts_fsop *op, cha
     uint64_t data_len = 0;
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) *(fields[i] ? fields[i] : &data_len) = get64(&p);
     uint32_t path_len = get32(&p), path2_len = get32(&p);
-    (void)get32(&p);
+    op->pid = (int32_t)get32(&p);
     if ((uint64_t)HEADER + path_len + 1 + path2_len + 1 + data_len != total || p[path_len] != '\0' ||
         p[path_len + 1 + path2_len] != '\0' || op->kind < TS_FSOP_CREATE || op->kind > TS_FSOP_NOTE) {
         snprintf(why, why_size, "a damaged operation record at byte %zu of the trace", *pos);

@@ -64,6 +64,7 @@ typedef struct ts_fsop {
     uint32_t flags;
     int32_t syscall;   /* the system call's number (for the trace a person reads) */
     int32_t tid;       /* the thread that made it */
+    int32_t pid;       /* the traced command (the process the certifier started) */
     uint64_t seq;      /* 1, 2, ... per testee start, over store operations only (not OUTPUT/NOTE) */
     uint64_t stdout_bytes; /* bytes the testee had written on stdout before it */
     int64_t result;    /* what the call returned (-errno on failure) */

@@ -109,17 +109,7 @@ static bool build_filter(filter *f) {
     return true;
 }
 
-/* LeakSanitizer stops the world with ptrace, which a traced process cannot: a testee built with
- * ASan would end in "LeakSanitizer has encountered a fatal error" instead of its own status. */
-static void without_leak_checks(void) {
-    const char *options = getenv("ASAN_OPTIONS");
-    char value[4096];
-    snprintf(value, sizeof value, "%s%sdetect_leaks=0", options ? options : "", options && *options ? ":" : "");
-    setenv("ASAN_OPTIONS", value, 1);
-}
-
 bool ts_fstrace_prepare_child(void) {
-    without_leak_checks();
     filter f;
     if (!build_filter(&f)) {
         errno = E2BIG;
@@ -151,6 +141,7 @@ ts_fstrace *ts_fstrace_attach(pid_t command, const ts_fstrace_config *config) {
         return NULL;
     }
     t->config = *config;
+    t->arm = (ts_fstrace_arm_message){.count = config->kill_seq, .after = config->kill_after};
     t->root_len = strlen(t->config.root);
     t->root_dev = root.st_dev;
     t->command = command;
@@ -160,6 +151,22 @@ ts_fstrace *ts_fstrace_attach(pid_t command, const ts_fstrace_config *config) {
 }
 
 bool ts_fstrace_killed(const ts_fstrace *t) { return t->killed; }
+
+void ts_fstrace_arm(ts_fstrace *t, const ts_fstrace_arm_message *arm) {
+    t->arm = *arm;
+    t->arm.subroot[sizeof t->arm.subroot - 1] = '\0';
+}
+
+/* Is this the armed operation? Counts the operations under the armed subtree. */
+static bool armed_here(ts_fstrace *t, const ts_fsop *op) {
+    if (!t->arm.count) return false;
+    size_t len = strlen(t->arm.subroot);
+    const char *paths[2] = {op->path, op->path2};
+    bool under = op->kind == TS_FSOP_SYNC || len == 0;
+    for (int i = 0; i < 2 && !under; i++)
+        under = strncmp(paths[i], t->arm.subroot, len) == 0 && (paths[i][len] == '\0' || paths[i][len] == '/');
+    return under && --t->arm.count == 0;
+}
 
 void ts_fstrace_free(ts_fstrace *t) {
     if (!t) return;
@@ -232,7 +239,9 @@ static void on_seccomp_stop(ts_fstrace *t, pid_t tid) {
     if (call->action == CALL_TRACK) {
         call->op.seq = ++t->seq;
         call->op.stdout_bytes = t->stdout_bytes;
-        if (call->op.seq == t->config.kill_seq && !t->config.kill_after) {
+        call->op.pid = t->command;
+        call->armed = armed_here(t, &call->op);
+        if (call->armed && !t->arm.after) {
             call->op.flags |= TS_FSOP_NOT_RUN;
             ts_fstrace_emit(t, &call->op);
             kill_everything(t, tid);
@@ -262,7 +271,7 @@ static void on_syscall_exit(ts_fstrace *t, pid_t tid) {
         }
     }
     if (call->action == CALL_TRACK) {
-        kill_now = call->op.seq == t->config.kill_seq && t->config.kill_after;
+        kill_now = call->armed;
         if (kill_now) call->op.flags |= TS_FSOP_KILLED_AFTER;
         ts_fstrace_exit(t, call, result);
     }
@@ -313,6 +322,11 @@ bool ts_fstrace_step(ts_fstrace *t, int *command_status) {
 
 #else /* not x86-64 */
 
+void ts_fstrace_arm(ts_fstrace *t, const ts_fstrace_arm_message *arm) {
+    (void)t;
+    (void)arm;
+}
+
 bool ts_fstrace_supported(void) { return false; }
 bool ts_fstrace_prepare_child(void) {
     errno = ENOSYS;
@@ -333,3 +347,7 @@ bool ts_fstrace_killed(const ts_fstrace *t) { return t && t->killed; }
 void ts_fstrace_free(ts_fstrace *t) { free(t); }
 
 #endif
+
+void ts_fstrace_asan_options(const char *current, char *out, size_t size) {
+    snprintf(out, size, "%s%sdetect_leaks=0", current ? current : "", current && *current ? ":" : "");
+}

@@ -26,20 +26,26 @@
 #include <sys/types.h>
 
 typedef struct ts_fstrace_config {
-    char root[4096];   /* the store directory, absolute and resolved (realpath) */
+    char root[4096];   /* the directory observed, absolute and resolved (realpath) */
     int trace_fd;      /* records are appended here (opened O_APPEND by the caller) */
-    uint64_t kill_seq; /* 0: no kill; else the store operation (its seq, 1-based) to kill at */
+    uint64_t kill_seq; /* ts_fstrace_run only: the store operation (its seq, 1-based) to kill at; 0 none */
     bool kill_after;   /* kill as that operation returns, rather than before it runs */
 } ts_fstrace_config;
+
+/* What ts_fstrace_arm takes: a kill at the count-th store operation, from now on, whose path
+ * is under `subroot` (relative to the root; "" the whole root). One record, written whole. */
+typedef struct ts_fstrace_arm_message {
+    uint64_t count;    /* 0 disarms */
+    uint32_t after;    /* 1: as that operation returns */
+    char subroot[256];
+} ts_fstrace_arm_message;
 
 /* Can this build trace at all (Linux x86-64)? */
 bool ts_fstrace_supported(void);
 
 /* In the command's process, after fork and before exec: asks to be traced, stops itself until
- * the tracer has set its options (ts_fstrace_attach), then installs the filter. Also turns off
- * LeakSanitizer in the environment the command will see (ASAN_OPTIONS gains detect_leaks=0): it
- * needs ptrace itself. Returns false (errno set) when the kernel refuses; the command must then
- * not be executed. */
+ * the tracer has set its options (ts_fstrace_attach), then installs the filter. Returns false
+ * (errno set) when the kernel refuses; the command must then not be executed. */
 bool ts_fstrace_prepare_child(void);
 
 typedef struct ts_fstrace ts_fstrace;
@@ -53,6 +59,14 @@ ts_fstrace *ts_fstrace_attach(pid_t command, const ts_fstrace_config *config);
  * whenever SIGCHLD arrives. Returns true once the command itself has ended, with its wait
  * status in *command_status; other descendants' ends are reaped silently. */
 bool ts_fstrace_step(ts_fstrace *t, int *command_status);
+
+/* Arms (or disarms) the kill; see ts_fstrace_arm_message. */
+void ts_fstrace_arm(ts_fstrace *t, const ts_fstrace_arm_message *arm);
+
+/* The value ASAN_OPTIONS must have in a traced command's environment, given its value now
+ * (NULL: unset): LeakSanitizer stops the world with ptrace, which a traced process cannot, so
+ * a testee built with ASan would end in a LeakSanitizer fatal error instead of its own status. */
+void ts_fstrace_asan_options(const char *current, char *out, size_t size);
 
 /* Has the armed kill happened? */
 bool ts_fstrace_killed(const ts_fstrace *t);

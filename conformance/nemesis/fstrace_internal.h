@@ -39,6 +39,7 @@ typedef struct pending_call {
     bool append;         /* O_APPEND or RWF_APPEND: the data went to the end */
     bool outside_source; /* RENAME/LINK into the store of a file the store did not hold */
     bool synchronous;    /* msync: MS_SYNC (else written back, not synced) */
+    bool armed;          /* the armed kill is at this operation */
     char note[256];      /* a NOTE to emit with the operation ("" none) */
 } pending_call;
 
@@ -50,6 +51,7 @@ struct ts_fstrace {
     bool command_ended;
     int command_status;
     uint64_t seq;            /* store operations seen so far */
+    ts_fstrace_arm_message arm;
     uint64_t stdout_bytes;   /* written on stdout so far */
     bool killed;
     pending_call *pending[MAX_PENDING];

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -32,6 +33,9 @@ bool ts_fstrace_run(char *const argv[], const ts_fstrace_config *config, int *st
         setpgid(0, 0);
         close(report[0]);
         int e = 0;
+        char asan[4096];
+        ts_fstrace_asan_options(getenv("ASAN_OPTIONS"), asan, sizeof asan);
+        setenv("ASAN_OPTIONS", asan, 1);
         if (!ts_fstrace_prepare_child()) e = errno;
         else execvp(argv[0], argv), e = errno;
         if (write(report[1], &e, sizeof e) < 0) _exit(127);
