@@ -14,7 +14,7 @@
 #include "conformance/nemesis/fstrace.h"
 
 static const char fstrace_usage[] =
-    "usage: turnstile fstrace --store DIR [--kill-at N [--after]] [--json] -- COMMAND [ARG...]\n"
+    "usage: turnstile fstrace --store DIR [--kill-at N [--after]] [--json] [--out FILE] -- COMMAND [ARG...]\n"
     "\n"
     "Runs COMMAND under turnstile's file-system observer (ptrace + seccomp, no help from the\n"
     "command) and prints every operation it and its threads and children make on the files\n"
@@ -22,12 +22,13 @@ static const char fstrace_usage[] =
     "directory changes and syncs, numbered as the certifier numbers them. io_uring and Linux AIO\n"
     "are refused (ENOSYS). --kill-at N kills the command's process group before operation N runs\n"
     "(--after: as it returns), as the certifier's file-system nemesis does. --json prints one JSON\n"
-    "object per operation instead.\n"
+    "object per operation instead; --out FILE writes the operations there rather than on stdout\n"
+    "(so that COMMAND can be a testee the certifier talks to on stdout).\n"
     "\n"
     "exit status: the command's (128+N when it was killed by signal N); 2 bad usage; 3 it could\n"
     "not be run traced (not Linux x86-64, or the kernel refused ptrace or seccomp).\n";
 
-static void print_trace(int fd, bool json) {
+static void print_trace(int fd, bool json, FILE *to) {
     ts_buf bytes, line;
     ts_buf_init(&bytes);
     ts_buf_init(&line);
@@ -43,7 +44,7 @@ static void print_trace(int fd, bool json) {
         ts_buf_reset(&line);
         if (json) ts_fsop_to_json(&op, &line);
         else ts_fsop_describe(&op, &line);
-        printf("%.*s\n", (int)line.len, line.data);
+        fprintf(to, "%.*s\n", (int)line.len, line.data);
     }
     if (got < 0) fprintf(stderr, "turnstile fstrace: %s\n", why);
     ts_buf_free(&bytes);
@@ -51,7 +52,7 @@ static void print_trace(int fd, bool json) {
 }
 
 int ts_cli_fstrace(int argc, char **argv) {
-    const char *store = NULL;
+    const char *store = NULL, *out_path = NULL;
     unsigned long long kill_at = 0;
     bool after = false, json = false;
     int i = 1;
@@ -65,6 +66,8 @@ int ts_cli_fstrace(int argc, char **argv) {
             if (!ts_cli_parse_whole("fstrace", "--kill-at", argv[++i], 1, ULLONG_MAX, &kill_at)) return TS_EXIT_USAGE;
         } else if (!strcmp(argv[i], "--after")) {
             after = true;
+        } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
+            out_path = argv[++i];
         } else if (!strcmp(argv[i], "--json")) {
             json = true;
         } else {
@@ -96,7 +99,14 @@ int ts_cli_fstrace(int argc, char **argv) {
         close(config.trace_fd);
         return TS_EXIT_HARNESS;
     }
-    print_trace(config.trace_fd, json);
+    FILE *to = out_path ? fopen(out_path, "w") : stdout;
+    if (!to) {
+        fprintf(stderr, "turnstile fstrace: %s: %s\n", out_path, strerror(errno));
+        close(config.trace_fd);
+        return TS_EXIT_FAILURE;
+    }
+    print_trace(config.trace_fd, json, to);
+    if (to != stdout) fclose(to);
     close(config.trace_fd);
     return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
