@@ -54,4 +54,11 @@ void ts_resume_judge_free(ts_resume_judge *judge); /* accepts NULL */
 bool ts_check_resume(const ts_scenario *scenario, const ts_json *history, const char *case_rule,
                      ts_findings *findings);
 
+/* Whether history is a recorded history of the case made from scenario, before judging it: runs
+ * a non-empty array whose first run is uninterrupted ("kill": null), every run's events a
+ * non-empty array, and every action it sends as a scenario action ("of": I) that very action (the
+ * same user text, the same call completed, a recovery for a restart). false with why naming the
+ * field otherwise: a history with nothing recorded, or another case's, proves nothing. */
+bool ts_resume_history_fits(const ts_scenario *scenario, const ts_json *history, char *why, size_t why_size);
+
 #endif
