@@ -21,7 +21,8 @@
  *   {"killed": P}                            the testee's process group was killed here
  *   {"restart": "kill"|"clean"}              the testee was started again
  *   {"answer": ANSWER}                       the final line of the last action (without "id")
- *   {"outcome": "timeout"|"crashed"|"exited"|"protocol-error", "detail": TEXT}
+ *   {"outcome": "timeout"|"crashed"|"exited"|"protocol-error"|"case-timeout"|"point-limit"|"history-limit",
+ *    "detail": TEXT}
  *                                            the last action drew no answer (harness verdict)
  *
  * Findings of a killed run are reported under U9 (crash equivalence), naming the rule they
