@@ -8,8 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "conformance/certifier/remove_tree.h"
-#include "conformance/certifier/supervise.h"
+#include "conformance/certifier/resume_stores.h"
 #include "conformance/checkers/checks.h"
 #include "conformance/checkers/resume_checks.h"
 #include "conformance/checkers/resume_expect.h"
@@ -360,51 +359,6 @@ static void run_once(world *w, const char *store, long kill_at, ts_buf *out, lon
     ts_buf_free(&action);
 }
 
-/* ------------------------------------------------------------------------- stores ---- */
-
-/* The case's scratch directory: a store directory per run under it. It is removed at the end of
- * the case only, once the testee's whole process tree is gone (anything it started may still be
- * writing), and on the certifier's own end by a signal (supervise.h). */
-typedef struct scratch {
-    char dir[256];
-    bool made;
-} scratch;
-
-static bool scratch_make(scratch *s) {
-    const char *tmp = getenv("TMPDIR");
-    if (!tmp || !*tmp || strlen(tmp) > 200) tmp = "/tmp"; /* a name reports can show whole */
-    snprintf(s->dir, sizeof s->dir, "%s/turnstile-resume-XXXXXX", tmp);
-    s->made = mkdtemp(s->dir) != NULL;
-    if (s->made) ts_child_remove_at_end(s->dir);
-    return s->made;
-}
-
-/* Stops the testee as a clean restart does (stdin closed, 2 s, then a kill; its tree cleared),
- * then removes the scratch directory within remove_tree.h's bounds. A bound reached leaves the
- * rest where it is, named in r ("store-limit"). */
-static void scratch_remove(scratch *s, ts_testee *testee, ts_case_result *r) {
-    if (!s->made) return;
-    ts_testee_stop(testee);
-    ts_remove_result removed;
-    if (!ts_remove_tree(s->dir, NULL, &removed)) {
-        char why[100], what[sizeof r->detail];
-        ts_remove_describe(&removed, NULL, why, sizeof why);
-        int n = snprintf(what, sizeof what, "the case's stores were left in %s: %s (%zu entries removed)", s->dir, why,
-                         removed.entries);
-        if (n > 0 && r->verdict == TS_VERDICT_ERROR) { /* after the error that ended the case, as far as it fits */
-            size_t used = strlen(r->detail);
-            size_t room = sizeof r->detail - used;
-            if (room > 3) snprintf(r->detail + used, room, "; %.*s", (int)(room - 3), what);
-        } else {
-            r->verdict = TS_VERDICT_ERROR;
-            r->outcome = "store-limit";
-            memcpy(r->detail, what, sizeof what);
-        }
-    }
-    ts_child_forget_removal(s->dir);
-    s->made = false;
-}
-
 /* ------------------------------------------------------------------------- the case ---- */
 
 static bool needs_async(const ts_expected *x, const ts_scenario *s) {
@@ -589,7 +543,7 @@ void ts_resume_run_case(const ts_case *c, ts_testee *testee, const ts_run_option
     ts_arena_init(&arena);
     ts_expected x;
     char why[300];
-    scratch scratch = {.made = false};
+    ts_resume_stores stores = {.made = false};
     ts_resume_judge *judge = NULL;
     world w = {.c = c, .x = &x, .testee = testee};
     ts_arena_init(&w.arena);
@@ -608,14 +562,14 @@ void ts_resume_run_case(const ts_case *c, ts_testee *testee, const ts_run_option
         r->verdict = TS_VERDICT_SKIPPED;
         r->outcome = "unsupported";
         snprintf(r->detail, sizeof r->detail, "the case needs an asynchronous tool; the testee's hello says \"async\": false");
-    } else if (!scratch_make(&scratch)) {
+    } else if (!ts_resume_stores_make(&stores)) {
         r->verdict = TS_VERDICT_ERROR;
         r->outcome = "unavailable";
         snprintf(r->detail, sizeof r->detail, "cannot create a store directory: %s", strerror(errno));
     } else {
-        run_and_sweep(&w, judge, scratch.dir, options, r);
+        run_and_sweep(&w, judge, stores.dir, options, r);
     }
-    scratch_remove(&scratch, testee, r);
+    ts_resume_stores_remove(&stores, testee, r);
     if (own_deadline > 0) ts_testee_set_deadline(testee, 0);
     ts_resume_judge_free(judge);
     ts_buf_free(&w.events);
