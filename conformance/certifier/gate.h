@@ -6,9 +6,11 @@
  * `Merge.X2.big *` (any rule of that case). A failing case fails one or more *keys*: each
  * Required rule it violates (its id), or, when the testee misbehaved, the harness outcome
  * ("timeout", "crashed", "exited", "protocol-error"). A key the list does not cover is a new
- * failure; an entry whose cases all ran and none fails a key it names is an unexpected pass; an
- * entry naming no case of the suite (or no rule) is stale. Entries about cases outside the run's
- * selection (--cases, --rules) or set apart by --platform are neither.
+ * failure; an entry none of whose judged cases fails a key it names is an unexpected pass (a
+ * pattern stays expected while it matches a failure); an entry naming no case of the suite (or no
+ * rule) is stale. Entries about cases outside the run's selection (--cases, --rules) or set apart
+ * by --platform are neither. A list is a user's file: at most TS_EXPECTED_MAX_BYTES, lines of at
+ * most TS_EXPECTED_MAX_LINE bytes, no NUL byte; anything else is refused naming FILE:LINE.
  */
 #ifndef TURNSTILE_CONFORMANCE_CERTIFIER_GATE_H
 #define TURNSTILE_CONFORMANCE_CERTIFIER_GATE_H
@@ -28,17 +30,21 @@ typedef struct ts_expected_entry {
 typedef struct ts_expected_failures {
     ts_expected_entry *entries; /* heap */
     size_t count;
+    char **lines;               /* every line as it was, without its newline (heap): for a rewrite */
+    size_t line_count;
 } ts_expected_failures;
 
-/* Reads path. Returns false with a reason (naming the line) in why when it cannot be read or a
- * line is not "CASE RULE". */
+enum { TS_EXPECTED_MAX_LINE = 4096, TS_EXPECTED_MAX_BYTES = 16 << 20 };
+
+/* Reads path. Returns false with a reason (naming FILE:LINE) in why when it cannot be read, is
+ * too long, has a line too long or holding a NUL byte, or a line is not "CASE RULE". */
 bool ts_expected_failures_load(const char *path, ts_expected_failures *out, char *why, size_t why_size);
 void ts_expected_failures_free(ts_expected_failures *e); /* accepts NULL */
 
 typedef struct ts_gate_counts {
     size_t expected;            /* cases whose every failure is listed */
     size_t new_failures;        /* cases with a failure the list does not cover */
-    size_t unexpected_passes;   /* (entry, case) pairs listed as failing that did not fail */
+    size_t unexpected_passes;   /* entries none of whose judged cases fails as listed */
     size_t stale;               /* entries naming nothing in the suite */
 } ts_gate_counts;
 
@@ -48,9 +54,14 @@ typedef struct ts_gate_counts {
 bool ts_gate_apply(const ts_expected_failures *e, ts_certification *c, FILE *out, const char *rewrite_command,
                    ts_gate_counts *counts);
 
-/* Writes the run's failures as an expected-failures list: one "CASE RULE" line per failing key.
+/* Writes the run's failures as an expected-failures list. With no base (NULL, or no lines): a
+ * new list, one "CASE RULE  # what failed" line per failing key. With a base (the list as it
+ * is), edits it in place, as protobuf's update_failure_list.py does: every comment, blank line
+ * and entry is kept, in its order and as written (patterns included), except entries that are
+ * stale or whose judged cases all pass now; failing keys no kept entry covers are added at the
+ * end. Entries the run could not judge (outside --cases/--rules, set apart, skipped) are kept.
  * Flushes f (the caller closes it); false when a write failed. */
-bool ts_expected_failures_write(FILE *f, const ts_certification *c);
+bool ts_expected_failures_write(FILE *f, const ts_certification *c, const ts_expected_failures *base);
 
 /* The failing keys of r (rule ids of Required findings, or the harness outcome), at most max;
  * returns how many. The strings are borrowed from r. */

@@ -51,9 +51,89 @@ bool ts_report_conformant(const ts_certification *c) {
     return failed == 0 && !c->harness_failure[0];
 }
 
+/* ------------------------------------------------------------------------------ JSON ------- */
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 when the byte there starts none. */
+static size_t utf8_sequence(const unsigned char *s, size_t left) {
+    unsigned char c = s[0];
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || n > left) return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80) return 0;
+    if (n == 2 && c < 0xC2) return 0;                                /* overlong */
+    if (n == 3 && c == 0xE0 && s[1] < 0xA0) return 0;                /* overlong */
+    if (n == 3 && c == 0xED && s[1] >= 0xA0) return 0;               /* a surrogate */
+    if (n == 4 && ((c == 0xF0 && s[1] < 0x90) || c > 0xF4 || (c == 0xF4 && s[1] >= 0x90))) return 0;
+    return n;
+}
+
+/* Testee output and excerpts may hold anything: reports carry it as valid UTF-8, each byte
+ * that starts no valid character replaced by U+FFFD. */
+static void valid_utf8(const char *s, size_t len, ts_buf *out) {
+    for (size_t i = 0; i < len;) {
+        size_t n = utf8_sequence((const unsigned char *)s + i, len - i);
+        if (n) {
+            ts_buf_append(out, s + i, n);
+            i += n;
+        } else {
+            ts_buf_append(out, "\xEF\xBF\xBD", 3);
+            i++;
+        }
+    }
+}
+
+static void json_str(ts_buf *b, const char *s) {
+    ts_buf clean;
+    ts_buf_init(&clean);
+    valid_utf8(s ? s : "", s ? strlen(s) : 0, &clean);
+    ts_codec_write_string(b, (ts_str){clean.data ? clean.data : "", clean.len});
+    ts_buf_free(&clean);
+}
+
+/* ------------------------------------------------------------------------------ text ------- */
+
+void ts_report_clean_text(ts_buf *out, const char *s, size_t len, bool keep_newlines) {
+    ts_buf valid;
+    ts_buf_init(&valid);
+    valid_utf8(s ? s : "", s ? len : 0, &valid);
+    const unsigned char *p = (const unsigned char *)(valid.data ? valid.data : "");
+    for (size_t i = 0; i < valid.len;) {
+        size_t n = utf8_sequence(p + i, valid.len - i);
+        unsigned c = p[i];
+        unsigned second = n > 1 ? p[i + 1] : 0, third = n > 2 ? p[i + 2] : 0;
+        if ((c < 0x20 && c != '\t' && !(c == '\n' && keep_newlines)) || c == 0x7f)
+            ts_buf_appendf(out, "\\x%02x", c);
+        else if (c == 0xC2 && second >= 0x80 && second <= 0x9F) /* C1 controls: CSI, OSC, ... */
+            ts_buf_appendf(out, "\\u%04x", second);
+        else if (c == 0xE2 && ((second == 0x80 && third >= 0xAA && third <= 0xAE) || (second == 0x81 && third >= 0xA6 && third <= 0xA9)))
+            ts_buf_appendf(out, "\\u%04x", 0x2000 + ((second & 0x3F) << 6) + (third & 0x3F)); /* bidirectional overrides */
+        else
+            ts_buf_append(out, (const char *)p + i, n);
+        i += n;
+    }
+    ts_buf_free(&valid);
+}
+
+/* Text from the testee (or that quotes it) on a terminal: no control character, escape or
+ * override reaches it; newlines only where the layout has them (keep_newlines). */
+static void put_clean(FILE *out, const char *s, bool keep_newlines) {
+    ts_buf clean;
+    ts_buf_init(&clean);
+    ts_report_clean_text(&clean, s, s ? strlen(s) : 0, keep_newlines);
+    if (clean.len) fwrite(clean.data, 1, clean.len, out);
+    ts_buf_free(&clean);
+}
+
 void ts_report_text(FILE *out, const ts_certification *c, const ts_report_context *ctx, bool verbose) {
-    fprintf(out, "turnstile certify: %s", c->testee);
-    if (c->testee_name) fprintf(out, " (%s%s%s)", c->testee_name, c->testee_version ? " " : "", c->testee_version ? c->testee_version : "");
+    fputs("turnstile certify: ", out);
+    put_clean(out, c->testee, false);
+    if (c->testee_name) {
+        fputs(" (", out);
+        put_clean(out, c->testee_name, false);
+        if (c->testee_version) fputc(' ', out);
+        put_clean(out, c->testee_version, false);
+        fputc(')', out);
+    }
     fprintf(out, "\nturnstile %s (commit %s), suite %s (%s, sha256 %.16s), %s\n", c->turnstile_version ? c->turnstile_version : "?",
             c->turnstile_commit ? c->turnstile_commit : "unknown", c->suite ? c->suite->version : "?",
             c->suite ? c->suite->root : "?", c->suite ? c->suite->hash : "", c->date);
@@ -71,19 +151,26 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
                             : r->verdict == TS_VERDICT_ERROR ? "ERROR" : r->verdict == TS_VERDICT_SKIPPED ? "SKIP" : "PASS";
         fprintf(out, "%-5s %s", label, r->c->id);
         if (r->apart) fprintf(out, "  (%s: %s)", r->apart, ts_verdict_name(r->verdict));
-        if (r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_SKIPPED) fprintf(out, "  %s: %s", r->outcome, r->detail);
+        if (r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_SKIPPED) {
+            fprintf(out, "  %s: ", r->outcome);
+            put_clean(out, r->detail, false);
+        }
         fputc('\n', out);
         for (size_t k = 0; k < r->findings.count; k++) {
             const ts_rule_info *info = ts_rule_find(r->findings.items[k].rule);
-            fprintf(out, "      [%s%s] %s\n", r->findings.items[k].rule,
-                    info && info->level == TS_LEVEL_RECOMMENDED ? ", recommended" : "", r->findings.items[k].message);
+            fprintf(out, "      [%s%s] ", r->findings.items[k].rule,
+                    info && info->level == TS_LEVEL_RECOMMENDED ? ", recommended" : "");
+            put_clean(out, r->findings.items[k].message, false);
+            fputc('\n', out);
         }
         if (r->findings.suppressed) fprintf(out, "      (%zu more findings)\n", r->findings.suppressed);
         if (r->stderr_tail && *r->stderr_tail) {
             const char *tail = r->stderr_tail;
             size_t len = strlen(tail);
             if (len > 600) tail += len - 600;
-            fprintf(out, "      testee stderr (end): %s%s", tail, tail[strlen(tail) - 1] == '\n' ? "" : "\n");
+            fputs("      testee stderr (end): ", out);
+            put_clean(out, tail, true);
+            if (tail[strlen(tail) - 1] != '\n') fputc('\n', out);
         }
         if (failing(r) && !r->apart && !r->expected && ctx)
             fprintf(out, "      replay: %s --cases %s%s\n", ctx->replay_before, r->c->id, ctx->replay_after);
@@ -148,45 +235,6 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
     } else {
         fprintf(out, "%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
     }
-}
-
-/* ------------------------------------------------------------------------------ JSON ------- */
-
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 when the byte there starts none. */
-static size_t utf8_sequence(const unsigned char *s, size_t left) {
-    unsigned char c = s[0];
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (n == 0 || n > left) return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80) return 0;
-    if (n == 2 && c < 0xC2) return 0;                                /* overlong */
-    if (n == 3 && c == 0xE0 && s[1] < 0xA0) return 0;                /* overlong */
-    if (n == 3 && c == 0xED && s[1] >= 0xA0) return 0;               /* a surrogate */
-    if (n == 4 && ((c == 0xF0 && s[1] < 0x90) || c > 0xF4 || (c == 0xF4 && s[1] >= 0x90))) return 0;
-    return n;
-}
-
-/* Testee output and excerpts may hold anything: reports carry it as valid UTF-8, each byte
- * that starts no valid character replaced by U+FFFD. */
-static void valid_utf8(const char *s, size_t len, ts_buf *out) {
-    for (size_t i = 0; i < len;) {
-        size_t n = utf8_sequence((const unsigned char *)s + i, len - i);
-        if (n) {
-            ts_buf_append(out, s + i, n);
-            i += n;
-        } else {
-            ts_buf_append(out, "\xEF\xBF\xBD", 3);
-            i++;
-        }
-    }
-}
-
-static void json_str(ts_buf *b, const char *s) {
-    ts_buf clean;
-    ts_buf_init(&clean);
-    valid_utf8(s ? s : "", s ? strlen(s) : 0, &clean);
-    ts_codec_write_string(b, (ts_str){clean.data ? clean.data : "", clean.len});
-    ts_buf_free(&clean);
 }
 
 /* The testee's command for a certificate: absolute paths (build and temp directories) are
@@ -352,7 +400,10 @@ static void xml_escaped(ts_buf *b, const char *raw) {
     valid_utf8(raw ? raw : "", raw ? strlen(raw) : 0, &clean);
     for (const char *s = clean.data; s && *s; s++) {
         unsigned char ch = (unsigned char)*s;
-        if (ch == '<') ts_buf_append_str(b, "&lt;");
+        if (ch == 0xEF && (unsigned char)s[1] == 0xBF && ((unsigned char)s[2] == 0xBE || (unsigned char)s[2] == 0xBF)) {
+            ts_buf_append_str(b, "&#xfffd;"); /* U+FFFE, U+FFFF: not characters in XML 1.0 */
+            s += 2;
+        } else if (ch == '<') ts_buf_append_str(b, "&lt;");
         else if (ch == '>') ts_buf_append_str(b, "&gt;");
         else if (ch == '&') ts_buf_append_str(b, "&amp;");
         else if (ch == '"') ts_buf_append_str(b, "&quot;");

@@ -14,6 +14,7 @@
 
 #include "conformance/certifier/gate.h"
 #include "conformance/certifier/run.h"
+#include "core/json/buf.h"
 
 typedef struct ts_report_context {
     /* A failure's replay command is replay_before + " --cases ID" + replay_after: options
@@ -30,6 +31,11 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
 /* Write the report to out (flushed, not closed); false when a write failed. */
 bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_context *ctx);
 bool ts_report_junit(FILE *out, const ts_certification *c, const ts_report_context *ctx);
+
+/* Appends text (len bytes, from a testee or quoting one) to out as a terminal may show it: valid
+ * UTF-8 (U+FFFD for other bytes), every control character but tab (and newline when
+ * keep_newlines) as \xHH, C1 controls and bidirectional overrides as \uHHHH. */
+void ts_report_clean_text(ts_buf *out, const char *text, size_t len, bool keep_newlines);
 
 /* The certificate's verdict: no case failed or erred (ignoring any expected-failures list),
  * no harness failure. Cases set apart count in no verdict. */

@@ -1,7 +1,6 @@
 /* resume_run.c — the world and the nemesis of resume cases; see resume_run.h. */
 #include "conformance/certifier/resume_run.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conformance/certifier/resume_stores.h"
 #include "conformance/checkers/checks.h"
 #include "conformance/checkers/resume_checks.h"
 #include "conformance/checkers/resume_expect.h"
@@ -16,6 +16,10 @@
 #include "core/json/codec.h"
 
 enum { KEPT_FAILING_RUNS = 3 };
+
+/* A run's recorded history (every line the testee wrote, with its reply) beyond this many bytes
+ * ends the case ("history-limit"): memory stays bounded whatever the testee writes. */
+static const size_t max_history_bytes = (size_t)64 << 20;
 
 /* One run in flight: the world's state and the events recorded so far. */
 typedef struct world {
@@ -33,7 +37,22 @@ typedef struct world {
     char protocol[300];        /* a protocol error seen in a line, or "" */
     const char *outcome;       /* the harness verdict that aborted the run */
     char detail[400];
+    /* The case's bounds (ts_run_options): the first one reached ends the case (limit). */
+    long action_points;        /* points of the action in flight */
+    long max_points;
+    double deadline;           /* ts_testee_clock seconds; 0: none */
+    const char *limit;         /* "point-limit", "case-timeout", "history-limit" once reached, else NULL */
+    char limit_detail[300];
 } world;
+
+/* A bound of the case was reached: the run stops here, and so does the case. */
+static ts_line_verdict reach_limit(world *w, const char *limit, const char *detail) {
+    w->limit = limit;
+    snprintf(w->limit_detail, sizeof w->limit_detail, "%s", detail);
+    return TS_LINE_KILL;
+}
+
+static bool past_deadline(const world *w) { return w->deadline > 0 && ts_testee_clock() >= w->deadline; }
 
 static void event(world *w, const char *fmt_start) {
     if (w->events.len) ts_buf_append_char(&w->events, ',');
@@ -156,6 +175,17 @@ static ts_line_verdict on_line(void *context, const char *line, size_t len, ts_b
         snprintf(w->protocol, sizeof w->protocol, "an unknown world call: %.200s", line);
         return TS_LINE_KILL;
     }
+    char why[200];
+    if (past_deadline(w)) return reach_limit(w, "case-timeout", "the case reached its deadline (--case-timeout)");
+    if (++w->action_points > w->max_points) {
+        snprintf(why, sizeof why, "the testee wrote more than %ld world calls and commit notices during one action "
+                 "(--max-points-per-action)", w->max_points);
+        return reach_limit(w, "point-limit", why);
+    }
+    if (w->events.len > max_history_bytes) {
+        snprintf(why, sizeof why, "the run's recorded history passed %zu bytes", max_history_bytes);
+        return reach_limit(w, "history-limit", why);
+    }
     w->point++;
     ts_buf_appendf(&w->events, "%s{\"point\":%ld", w->events.len ? "," : "", w->point);
     if (model) {
@@ -204,18 +234,28 @@ static bool send(world *w, const char *action, long of, int attempt) {
     ts_buf_appendf(&request, "%s\"action\":%s}", w->prefix, action);
     w->answer = NULL;
     w->protocol[0] = '\0';
+    w->action_points = 0;
     bool killed_before = w->killed;
     ts_call_result result;
-    ts_testee_converse(w->testee, request.data, request.len, on_line, w, &result);
+    if (past_deadline(w)) {
+        reach_limit(w, "case-timeout", "the case reached its deadline (--case-timeout)");
+        memset(&result, 0, sizeof result);
+        result.status = TS_CALL_CASE_TIMEOUT;
+    } else {
+        ts_testee_converse(w->testee, request.data, request.len, on_line, w, &result);
+    }
     ts_buf_free(&request);
     if (w->killed && !killed_before) {
         event(w, "{\"restart\":\"kill\"}");
         return true;
     }
-    if (result.status == TS_CALL_ANSWERED && !w->protocol[0] && w->answer) return true;
-    w->outcome = w->protocol[0] ? "protocol-error" : ts_call_status_name(result.status);
-    snprintf(w->detail, sizeof w->detail, "%s", w->protocol[0] ? w->protocol : result.detail);
-    if (result.status == TS_CALL_ANSWERED && !w->protocol[0]) snprintf(w->detail, sizeof w->detail, "an answer that is no object");
+    if (result.status == TS_CALL_ANSWERED && !w->protocol[0] && w->answer && !w->limit) return true;
+    if (result.status == TS_CALL_CASE_TIMEOUT && !w->limit)
+        reach_limit(w, "case-timeout", "the case reached its deadline (--case-timeout) waiting for a line");
+    w->outcome = w->limit ? w->limit : w->protocol[0] ? "protocol-error" : ts_call_status_name(result.status);
+    snprintf(w->detail, sizeof w->detail, "%s", w->limit ? w->limit_detail : w->protocol[0] ? w->protocol : result.detail);
+    if (result.status == TS_CALL_ANSWERED && !w->protocol[0] && !w->limit)
+        snprintf(w->detail, sizeof w->detail, "an answer that is no object");
     event(w, "{\"outcome\":");
     ts_codec_write_string(&w->events, ts_str_from(w->outcome));
     ts_buf_append_str(&w->events, ",\"detail\":");
@@ -319,25 +359,6 @@ static void run_once(world *w, const char *store, long kill_at, ts_buf *out, lon
     ts_buf_free(&action);
 }
 
-/* ------------------------------------------------------------------------- stores ---- */
-
-static void remove_tree(const char *path) {
-    DIR *d = opendir(path);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            char child[4096];
-            snprintf(child, sizeof child, "%s/%s", path, e->d_name);
-            struct stat st;
-            if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode)) remove_tree(child);
-            else unlink(child);
-        }
-        closedir(d);
-    }
-    rmdir(path);
-}
-
 /* ------------------------------------------------------------------------- the case ---- */
 
 static bool needs_async(const ts_expected *x, const ts_scenario *s) {
@@ -366,6 +387,13 @@ static bool judge_text(ts_resume_judge *judge, const ts_buf *run, ts_findings *f
     return ok;
 }
 
+/* The case's history as it is recorded: its runs, and a summary of the kill runs. */
+typedef struct case_history {
+    ts_buf text;           /* {"format"..., "runs":[ so far */
+    ts_buf failing_points; /* [{"point":P,"rules":[...]}...]: every failing kill run, with the rules it broke */
+    long kept, omitted, passing, runs;
+} case_history;
+
 /* One failing kill run in the history's summary: its point and the rules its findings break (a U9
  * finding's named rule rather than U9 itself; of the findings the judge kept). */
 static void append_failing_point(ts_buf *out, long point, const ts_findings *local) {
@@ -378,6 +406,135 @@ static void append_failing_point(ts_buf *out, long point, const ts_findings *loc
     ts_buf_append_str(out, "]}");
 }
 
+/* The kill runs at points first..last, each from an empty store of its own, judged into all; the
+ * failing ones kept in h (the first KEPT_FAILING_RUNS). Stops at a bound of the case (w->limit),
+ * whose run is neither judged nor kept: the case ends there. */
+static void kill_sweep(world *w, ts_resume_judge *judge, const char *dir, long first, long last, case_history *h,
+                       ts_findings *all) {
+    char store[1100];
+    ts_buf run;
+    ts_buf_init(&run);
+    for (long p = first; p <= last && !w->limit; p++) {
+        snprintf(store, sizeof store, "%s/kill-%ld", dir, p);
+        mkdir(store, 0700);
+        long points = 0;
+        bool unsupported = false;
+        run_once(w, store, p, &run, &points, &unsupported);
+        if (w->limit) break;
+        h->runs++;
+        ts_findings local;
+        ts_findings_init(&local);
+        judge_text(judge, &run, &local);
+        if (local.count && h->kept < KEPT_FAILING_RUNS) {
+            ts_buf_append_char(&h->text, ',');
+            ts_buf_append(&h->text, run.data, run.len);
+            h->kept++;
+        } else if (local.count) {
+            h->omitted++;
+        } else {
+            h->passing++;
+        }
+        if (local.count) append_failing_point(&h->failing_points, p, &local);
+        for (size_t k = 0; k < local.count; k++)
+            ts_findings_add_named(all, local.items[k].rule, local.items[k].named, "%s", local.items[k].message);
+        all->suppressed += local.suppressed;
+        ts_findings_free(&local);
+    }
+    ts_buf_free(&run);
+}
+
+/* The kill points to sweep after an uninterrupted run of `points` points: first..*last (none when
+ * *last < first). false when --kill-at names a point the case does not have (detail says so). */
+static bool sweep_range(const ts_run_options *options, long points, long *first, long *last, char *detail, size_t size) {
+    *first = 1;
+    *last = options->kill_points < 0 ? 0 : options->kill_points == 0 || options->kill_points > points ? points
+                                                                                                     : options->kill_points;
+    if (options->kill_at <= 0) return true;
+    *first = *last = options->kill_at;
+    if (options->kill_at <= points) return true;
+    snprintf(detail, size, "--kill-at %ld: the uninterrupted run has %ld point%s%s; no kill run was made", options->kill_at,
+             points, points == 1 ? "" : "s", points ? " (world calls and commit notices, numbered from 1)" : "");
+    return false;
+}
+
+/* The case's own rule, charged with an error answer: its first Required one (U9 when none). */
+static const char *case_rule_of(const ts_case *c) {
+    const char *rule = "U9";
+    for (size_t i = c->rule_count; i-- > 0;) {
+        const ts_rule_info *info = ts_rule_find(c->rules[i]);
+        if (info && info->level == TS_LEVEL_REQUIRED) rule = info->id;
+    }
+    return rule;
+}
+
+static void verdict_from_findings(ts_case_result *r) {
+    if (r->verdict == TS_VERDICT_ERROR) return;
+    r->verdict = TS_VERDICT_PASS;
+    for (size_t i = 0; i < r->findings.count; i++) {
+        const ts_rule_info *info = ts_rule_find(r->findings.items[i].rule);
+        if (!info || info->level == TS_LEVEL_REQUIRED) r->verdict = TS_VERDICT_FAIL;
+    }
+}
+
+/* The uninterrupted run, then the kill sweep, judged into r; the history kept as r->answer. */
+static void run_and_sweep(world *w, ts_resume_judge *judge, const char *dir, const ts_run_options *options,
+                          ts_case_result *r) {
+    char store[1100];
+    long points = 0;
+    bool unsupported = false;
+    ts_buf run;
+    ts_buf_init(&run);
+    case_history h = {.kept = 0};
+    ts_buf_init(&h.text);
+    ts_buf_init(&h.failing_points);
+    ts_findings all;
+    ts_findings_init(&all);
+    snprintf(store, sizeof store, "%s/run", dir);
+    mkdir(store, 0700);
+    run_once(w, store, 0, &run, &points, &unsupported);
+    if (unsupported) {
+        r->verdict = TS_VERDICT_SKIPPED;
+        r->outcome = "unsupported";
+        snprintf(r->detail, sizeof r->detail, "the testee does not implement op \"resume\"");
+        goto done;
+    }
+    ts_buf_append_str(&h.text, "{\"format\":\"turnstile-resume-history\",\"version\":1,\"case\":");
+    ts_codec_write_string(&h.text, ts_str_from(w->c->id));
+    ts_buf_append_str(&h.text, ",\"runs\":[");
+    ts_buf_append(&h.text, run.data, run.len);
+    if (w->aborted) { /* the uninterrupted run drew a harness verdict: an error of the case */
+        r->verdict = TS_VERDICT_ERROR;
+        r->outcome = w->outcome;
+        snprintf(r->detail, sizeof r->detail, "in the uninterrupted run: %.360s", w->detail);
+    }
+    judge_text(judge, &run, &all);
+    long first = 1, last = 0;
+    if (!w->aborted && !sweep_range(options, points, &first, &last, r->detail, sizeof r->detail)) {
+        r->verdict = TS_VERDICT_ERROR;
+        r->outcome = "no-such-kill-point";
+    } else if (!w->aborted) {
+        kill_sweep(w, judge, dir, first, last, &h, &all);
+    }
+    if (w->limit && r->verdict != TS_VERDICT_ERROR) {
+        r->verdict = TS_VERDICT_ERROR;
+        r->outcome = w->limit;
+        snprintf(r->detail, sizeof r->detail, "in the kill run at point %ld (of %ld; %ld kill runs done before it): %.250s",
+                 first + h.runs, last, h.runs, w->limit_detail);
+    }
+    ts_buf_appendf(&h.text, "],\"killPoints\":%ld,\"passingRunsOmitted\":%ld,\"failingRunsOmitted\":%ld,"
+                            "\"failingKillPoints\":[", h.runs, h.passing, h.omitted);
+    ts_buf_append(&h.text, h.failing_points.data, h.failing_points.len);
+    ts_buf_append_str(&h.text, "]}");
+    r->answer = h.text.failed ? NULL : strdup(h.text.data);
+    keep_selected(&all, options, &r->findings);
+    verdict_from_findings(r);
+done:
+    ts_findings_free(&all);
+    ts_buf_free(&run);
+    ts_buf_free(&h.text);
+    ts_buf_free(&h.failing_points);
+}
+
 void ts_resume_run_case(const ts_case *c, ts_testee *testee, const ts_run_options *options, bool async,
                         ts_case_result *r) {
     r->outcome = "answered";
@@ -385,115 +542,36 @@ void ts_resume_run_case(const ts_case *c, ts_testee *testee, const ts_run_option
     ts_arena arena;
     ts_arena_init(&arena);
     ts_expected x;
-    char why[300], store[1100], dir_buf[1024];
-    const char *tmp = getenv("TMPDIR");
-    if (!tmp || !*tmp || strlen(tmp) > 900) tmp = "/tmp";
-    snprintf(dir_buf, sizeof dir_buf, "%s/turnstile-resume-XXXXXX", tmp);
-    char *dir = mkdtemp(dir_buf);
+    char why[300];
+    ts_resume_stores stores = {.made = false};
     ts_resume_judge *judge = NULL;
     world w = {.c = c, .x = &x, .testee = testee};
     ts_arena_init(&w.arena);
     ts_buf_init(&w.events);
-    ts_buf run, history;
-    ts_buf_init(&run);
-    ts_buf_init(&history);
-    ts_findings all;
-    ts_findings_init(&all);
-    const char *case_rule = "U9"; /* an error answer fails the case's first Required rule */
-    for (size_t i = c->rule_count; i-- > 0;) {
-        const ts_rule_info *info = ts_rule_find(c->rules[i]);
-        if (info && info->level == TS_LEVEL_REQUIRED) case_rule = info->id;
-    }
+    w.max_points = options->max_points_per_action > 0 ? options->max_points_per_action : TS_RUN_MAX_POINTS;
+    double own_deadline = ts_testee_deadline(testee) > 0 || ts_run_case_timeout(options) <= 0
+                              ? 0 : ts_testee_clock() + ts_run_case_timeout(options); /* called on its own */
+    if (own_deadline > 0) ts_testee_set_deadline(testee, own_deadline);
+    w.deadline = ts_testee_deadline(testee);
     if (!ts_expect_resume(&c->scenario, &arena, &x, why, sizeof why) ||
-        !(judge = ts_resume_judge_new(&c->scenario, case_rule, why, sizeof why))) {
+        !(judge = ts_resume_judge_new(&c->scenario, case_rule_of(c), why, sizeof why))) {
         r->verdict = TS_VERDICT_ERROR;
         r->outcome = "bad-case";
         snprintf(r->detail, sizeof r->detail, "the scenario is no resume case: %s", why);
-        goto done;
-    }
-    if (!async && needs_async(&x, &c->scenario)) {
+    } else if (!async && needs_async(&x, &c->scenario)) {
         r->verdict = TS_VERDICT_SKIPPED;
         r->outcome = "unsupported";
         snprintf(r->detail, sizeof r->detail, "the case needs an asynchronous tool; the testee's hello says \"async\": false");
-        goto done;
-    }
-    if (!dir) {
+    } else if (!ts_resume_stores_make(&stores)) {
         r->verdict = TS_VERDICT_ERROR;
         r->outcome = "unavailable";
         snprintf(r->detail, sizeof r->detail, "cannot create a store directory: %s", strerror(errno));
-        goto done;
+    } else {
+        run_and_sweep(&w, judge, stores.dir, options, r);
     }
-    long points = 0, kept = 0, omitted = 0, passing = 0;
-    bool unsupported = false;
-    snprintf(store, sizeof store, "%s/run", dir);
-    mkdir(store, 0700);
-    run_once(&w, store, 0, &run, &points, &unsupported);
-    if (unsupported) {
-        r->verdict = TS_VERDICT_SKIPPED;
-        r->outcome = "unsupported";
-        snprintf(r->detail, sizeof r->detail, "the testee does not implement op \"resume\"");
-        goto done;
-    }
-    ts_buf_append_str(&history, "{\"format\":\"turnstile-resume-history\",\"version\":1,\"case\":");
-    ts_codec_write_string(&history, ts_str_from(c->id));
-    ts_buf_append_str(&history, ",\"runs\":[");
-    ts_buf_append(&history, run.data, run.len);
-    if (w.aborted) { /* the uninterrupted run drew a harness verdict: an error of the case */
-        r->verdict = TS_VERDICT_ERROR;
-        r->outcome = w.outcome;
-        snprintf(r->detail, sizeof r->detail, "in the uninterrupted run: %.360s", w.detail);
-    }
-    judge_text(judge, &run, &all);
-    long sweep = w.aborted || options->kill_points < 0 ? 0
-                 : options->kill_points == 0 || options->kill_points > points ? points
-                                                                             : options->kill_points;
-    ts_buf failing_points; /* [{"point":P,"rules":[...]}...]: every failing kill run, with the rules it broke */
-    ts_buf_init(&failing_points);
-    long first = 1;
-    if (options->kill_at > 0 && !w.aborted) first = options->kill_at, sweep = options->kill_at <= points ? options->kill_at : 0;
-    for (long p = first; p <= sweep; p++) {
-        snprintf(store, sizeof store, "%s/kill-%ld", dir, p);
-        mkdir(store, 0700);
-        run_once(&w, store, p, &run, &points, &unsupported);
-        remove_tree(store);
-        ts_findings local;
-        ts_findings_init(&local);
-        judge_text(judge, &run, &local);
-        if (local.count && kept < KEPT_FAILING_RUNS) {
-            ts_buf_append_char(&history, ',');
-            ts_buf_append(&history, run.data, run.len);
-            kept++;
-        } else if (local.count) {
-            omitted++;
-        } else {
-            passing++;
-        }
-        if (local.count) append_failing_point(&failing_points, p, &local);
-        for (size_t k = 0; k < local.count; k++)
-            ts_findings_add_named(&all, local.items[k].rule, local.items[k].named, "%s", local.items[k].message);
-        all.suppressed += local.suppressed;
-        ts_findings_free(&local);
-    }
-    ts_buf_appendf(&history, "],\"killPoints\":%ld,\"passingRunsOmitted\":%ld,\"failingRunsOmitted\":%ld,\"failingKillPoints\":[",
-                   sweep >= first ? sweep - first + 1 : 0, passing, omitted);
-    ts_buf_append(&history, failing_points.data, failing_points.len);
-    ts_buf_append_str(&history, "]}");
-    ts_buf_free(&failing_points);
-    r->answer = history.failed ? NULL : strdup(history.data);
-    keep_selected(&all, options, &r->findings);
-    if (r->verdict != TS_VERDICT_ERROR) {
-        r->verdict = TS_VERDICT_PASS;
-        for (size_t i = 0; i < r->findings.count; i++) {
-            const ts_rule_info *info = ts_rule_find(r->findings.items[i].rule);
-            if (!info || info->level == TS_LEVEL_REQUIRED) r->verdict = TS_VERDICT_FAIL;
-        }
-    }
-done:
-    if (dir) remove_tree(dir);
+    ts_resume_stores_remove(&stores, testee, r);
+    if (own_deadline > 0) ts_testee_set_deadline(testee, 0);
     ts_resume_judge_free(judge);
-    ts_findings_free(&all);
-    ts_buf_free(&run);
-    ts_buf_free(&history);
     ts_buf_free(&w.events);
     ts_arena_free(&w.arena);
     ts_arena_free(&arena);

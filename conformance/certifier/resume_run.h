@@ -9,9 +9,11 @@
  * process group at that point before replying, restarting it, sending `recover`, reading the
  * stored conversation, re-sending the interrupted user or complete action when its effect is
  * not there (a client's retry), and going on with the rest of the case; (3) the stores: a
- * directory per run under a temporary directory the harness creates and removes, so no run
- * sees another's state. The history of every run (resume_checks.h) is judged, and kept as the
- * case's answer so that the report replays it.
+ * directory per run under a temporary directory the harness creates and removes
+ * (resume_stores.h), so no run sees another's state; (4) the case's bounds (run.h): points per
+ * action, the case's deadline, a run's recorded history, each reached ending the case with its
+ * own outcome. The history of every run (resume_checks.h) is judged, and kept as the case's
+ * answer so that the report replays it.
  */
 #ifndef TURNSTILE_CONFORMANCE_CERTIFIER_RESUME_RUN_H
 #define TURNSTILE_CONFORMANCE_CERTIFIER_RESUME_RUN_H

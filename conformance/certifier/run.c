@@ -38,6 +38,11 @@ const char *ts_run_case_apart(const ts_run_options *options, const ts_case *c) {
     return c->tag_count ? c->tags[0] : NULL;
 }
 
+double ts_run_case_timeout(const ts_run_options *options) {
+    if (!options || options->case_timeout == 0) return TS_RUN_CASE_TIMEOUT;
+    return options->case_timeout < 0 ? 0 : options->case_timeout;
+}
+
 bool ts_run_rule_selected(const ts_run_options *options, const char *rule) {
     if (!options || !options->rules) return true;
     for (size_t i = 0; i < options->rule_count; i++)
@@ -313,6 +318,7 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
     bool async = ts_run_hello(testee, out); /* resume: tools may answer later unless "async": false */
     size_t total = 0;
     for (size_t i = 0; i < suite->count; i++) total += ts_run_case_selected(options, &suite->cases[i]);
+    double case_timeout = ts_run_case_timeout(options);
     for (size_t i = 0; i < suite->count && !out->harness_failure[0]; i++) {
         const ts_case *c = &suite->cases[i];
         if (!ts_run_case_selected(options, c)) continue;
@@ -320,10 +326,12 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
         r->c = c;
         r->apart = ts_run_case_apart(options, c);
         ts_findings_init(&r->findings);
+        ts_testee_set_deadline(testee, case_timeout > 0 ? ts_testee_clock() + case_timeout : 0);
         if (strcmp(c->op, "resume") == 0) /* the certifier plays the world and kills the testee */
             ts_resume_run_case(c, testee, options, async, r);
         else
             run_case(testee, c, options, r, &answer);
+        ts_testee_set_deadline(testee, 0);
         if (r->verdict == TS_VERDICT_ERROR && strcmp(r->outcome, "unavailable") == 0)
             snprintf(out->harness_failure, sizeof out->harness_failure, "the testee could not be started: %.250s",
                      ts_testee_failure(testee) ? ts_testee_failure(testee) : r->detail);
@@ -335,7 +343,9 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
             if (!r->answer || r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_SKIPPED ||
                 strcmp(r->c->op, "resume") == 0)
                 continue;
+            ts_testee_set_deadline(testee, case_timeout > 0 ? ts_testee_clock() + case_timeout : 0);
             ts_testee_call(testee, r->c->request, r->c->request_len, &answer, &call);
+            ts_testee_set_deadline(testee, 0);
             bool same = false;
             if (call.status == TS_CALL_ANSWERED) {
                 ts_arena arena;

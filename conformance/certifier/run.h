@@ -49,7 +49,19 @@ typedef struct ts_run_options {
     void *progress_context;
     long kill_points;         /* resume cases: kill at the first N points of each case; 0 all, < 0 none */
     long kill_at;             /* resume cases: > 0 kill at this point only (one kill run, replayed) */
+    /* Bounds on what a testee can make one case cost; each, when reached, ends the case with a
+     * harness outcome of its own ("case-timeout", "point-limit"), never a hang. */
+    double case_timeout;      /* wall seconds per case, kill runs included; 0: TS_RUN_CASE_TIMEOUT; < 0: none */
+    long max_points_per_action; /* resume: world calls and commit notices per action; 0: TS_RUN_MAX_POINTS */
 } ts_run_options;
+
+enum {
+    TS_RUN_CASE_TIMEOUT = 600,  /* seconds */
+    TS_RUN_MAX_POINTS = 1000,
+};
+
+/* The case deadline options give, in seconds (0: none). */
+double ts_run_case_timeout(const ts_run_options *options);
 
 /* The platforms --platform accepts, NULL-terminated, and whether name is one. */
 extern const char *const ts_run_platforms[];

@@ -2,6 +2,7 @@
 #include "conformance/certifier/suite.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@ typedef struct source {
 
 /* The file at rel (relative to the suite root), malloc'd and NUL-terminated, or NULL. */
 static char *source_read(const source *s, const char *rel, size_t *len) {
+    errno = 0;
     if (s->root) {
         char path[1200];
         snprintf(path, sizeof path, "%s/%s", s->root, rel);
@@ -55,11 +57,17 @@ char *ts_suite_read_file(const char *path, size_t *len) {
     ts_buf_init(&buf);
     char chunk[65536];
     size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) ts_buf_append(&buf, chunk, n);
-    bool failed = ferror(f) || buf.failed;
+    bool too_large = false;
+    while (!too_large && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        too_large = buf.len + n > TS_SUITE_MAX_FILE_BYTES; /* /dev/zero, a FIFO that never ends */
+        if (!too_large) ts_buf_append(&buf, chunk, n);
+    }
+    bool failed = too_large || ferror(f) || buf.failed;
+    int error = too_large ? EFBIG : ferror(f) ? EIO : ENOMEM;
     fclose(f);
     if (failed) {
         ts_buf_free(&buf);
+        errno = error;
         return NULL;
     }
     if (!buf.data) ts_buf_append(&buf, "", 0);
@@ -68,6 +76,9 @@ char *ts_suite_read_file(const char *path, size_t *len) {
 }
 
 static int compare_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Why source_read gave nothing: larger than the bound, or `cannot` ("cannot read ..."). */
+static const char *unread(const char *cannot) { return errno == EFBIG ? "larger than 256 MiB: refused" : cannot; }
 
 static bool fail(ts_error *err, const char *path, const char *message) {
     ts_error_clear(err);
@@ -216,7 +227,7 @@ static bool load_case(ts_suite *suite, const source *src, const char *dir, const
     c->source = ts_str_dup(arena, ts_str_from(path)).ptr;
     size_t len;
     char *data = source_read(src, path, &len);
-    if (!data) return fail(err, path, "cannot read the case's input");
+    if (!data) return fail(err, path, unread("cannot read the case's input"));
     bool resume = strcmp(c->op, "resume") == 0, journal = resume || strcmp(c->op, "journal") == 0;
     ts_json values;
     ts_error inner;
@@ -256,7 +267,7 @@ static bool load_case(ts_suite *suite, const source *src, const char *dir, const
     if (expected.ptr) {
         snprintf(path, sizeof path, "%s%s%.*s", dir, slash, (int)expected.len, expected.ptr);
         data = source_read(src, path, &len);
-        if (!data) return fail(err, path, "cannot read the case's expected answer");
+        if (!data) return fail(err, path, unread("cannot read the case's expected answer"));
         ts_sha256_update(digest, data, len + 1);
         ok = ts_codec_parse(arena, data, len, &c->expected, &inner);
         free(data);
@@ -317,7 +328,7 @@ static bool load(ts_suite *suite, const source *src, ts_error *err) {
         size_t len;
         char *text = source_read(src, path, &len);
         if (!text) {
-            ok = fail(err, path, "cannot read the manifest");
+            ok = fail(err, path, unread("cannot read the manifest"));
             break;
         }
         ts_json manifest;

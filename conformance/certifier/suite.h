@@ -75,7 +75,9 @@ bool ts_suite_load_files(ts_suite *suite, const ts_suite_files *files, ts_error 
 void ts_suite_free(ts_suite *suite); /* accepts NULL */
 
 /* Reads the whole file into a malloc'd, NUL-terminated buffer (*len bytes before the NUL), or
- * NULL when it cannot be read. The certifier's one file reader (suites, reports). */
+ * NULL when it cannot be read (errno: EFBIG when it is longer than TS_SUITE_MAX_FILE_BYTES, a
+ * user's file that never ends included). The certifier's one file reader (suites, reports). */
+#define TS_SUITE_MAX_FILE_BYTES ((size_t)256 << 20)
 char *ts_suite_read_file(const char *path, size_t *len);
 
 /* The suite directory named by $TURNSTILE_SUITE, or NULL: then the built-in suite is used. */

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conformance/certifier/remove_tree.h"
 #include "conformance/nemesis/fstrace.h"
 
 extern char **environ;
@@ -42,6 +43,11 @@ static struct {
 } live[MAX_LIVE];
 static const int handled_signals[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT};
 static bool installed;
+/* Paths to remove at the end, for the same handlers: written with those signals blocked. */
+static struct {
+    volatile sig_atomic_t used;
+    char path[TS_CHILD_REMOVAL_PATH];
+} removals[TS_CHILD_MAX_REMOVALS];
 
 /* ---- async-signal-safe helpers (used by handlers, the supervisor and the forked command) ---- */
 
@@ -217,8 +223,21 @@ void ts_child_kill_all(void) {
     errno = saved;
 }
 
+/* Async-signal-safe: removes the registered paths (the trees that wrote them are gone). */
+static void remove_registered(void) {
+    int saved = errno;
+    for (int i = 0; i < TS_CHILD_MAX_REMOVALS; i++) {
+        if (!removals[i].used) continue;
+        ts_remove_result result;
+        ts_remove_tree(removals[i].path, NULL, &result);
+        removals[i].used = 0;
+    }
+    errno = saved;
+}
+
 static void on_fatal_signal(int sig) {
     ts_child_kill_all();
+    remove_registered();
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
@@ -226,7 +245,10 @@ static void on_fatal_signal(int sig) {
     raise(sig); /* blocked until this handler returns; then it ends the process */
 }
 
-static void at_exit(void) { ts_child_kill_all(); }
+static void at_exit(void) {
+    ts_child_kill_all();
+    remove_registered();
+}
 
 /* Set by ASan/UBSan/... builds: called when a sanitizer ends the process after a report. */
 extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
@@ -256,6 +278,30 @@ static void block_signals(sigset_t *old) {
     for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++) sigaddset(&set, handled_signals[i]);
     sigaddset(&set, SIGCHLD);
     sigprocmask(SIG_BLOCK, &set, old);
+}
+
+bool ts_child_remove_at_end(const char *path) {
+    install_once();
+    if (strlen(path) >= TS_CHILD_REMOVAL_PATH) return false;
+    sigset_t old;
+    block_signals(&old);
+    int slot = -1;
+    for (int i = 0; i < TS_CHILD_MAX_REMOVALS && slot < 0; i++)
+        if (!removals[i].used) slot = i;
+    if (slot >= 0) {
+        memcpy(removals[slot].path, path, strlen(path) + 1);
+        removals[slot].used = 1;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return slot >= 0;
+}
+
+void ts_child_forget_removal(const char *path) {
+    sigset_t old;
+    block_signals(&old);
+    for (int i = 0; i < TS_CHILD_MAX_REMOVALS; i++)
+        if (removals[i].used && strcmp(removals[i].path, path) == 0) removals[i].used = 0;
+    sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 /* ---- the supervisor (a forked copy of the caller; never returns) ---- */
@@ -325,6 +371,7 @@ static void run_command(char *const argv[], char *const envp[], const sigset_t *
 static void supervise(int fds[SUPERVISOR_FDS], char *const argv[], char *const envp[], pid_t caller, const sigset_t *caller_mask,
                       const char *trace_root) {
     memset((void *)live, 0, sizeof live); /* not ours to kill from here */
+    for (int i = 0; i < TS_CHILD_MAX_REMOVALS; i++) removals[i].used = 0; /* nor to remove */
     setpgid(0, 0);
     prctl(PR_SET_NAME, "ts-supervisor");
     prctl(PR_SET_CHILD_SUBREAPER, 1);

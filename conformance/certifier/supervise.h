@@ -16,7 +16,8 @@
  * At exit() and on a sanitizer's fatal report the same happens. A caller that handles those
  * signals itself calls ts_child_kill_all() from its handler.
  *
- * The only global state is the table of live trees that those handlers read.
+ * The only global state is what those handlers read: the table of live trees, and the table of
+ * paths to remove once the trees are gone.
  */
 #ifndef TURNSTILE_CONFORMANCE_CERTIFIER_SUPERVISE_H
 #define TURNSTILE_CONFORMANCE_CERTIFIER_SUPERVISE_H
@@ -83,6 +84,16 @@ void ts_child_finish(ts_child *c);
 /* Async-signal-safe: kills every tree this process started and waits (a few seconds at most)
  * until they are gone. The process must end afterwards. */
 void ts_child_kill_all(void);
+
+/* Paths to remove when this process ends by one of the signals above, at exit() or on a
+ * sanitizer's report: scratch directories a command writes into (its stores), or files not
+ * finished yet (a report's temporary file). Removed after every tree is gone (a command may
+ * still be writing them), within remove_tree.h's default bounds, never following a link.
+ * At most TS_CHILD_MAX_REMOVALS at once, each shorter than TS_CHILD_REMOVAL_PATH bytes: false
+ * when it does not fit. ts_child_forget_removal: the caller removed it, or keeps it. */
+enum { TS_CHILD_MAX_REMOVALS = 16, TS_CHILD_REMOVAL_PATH = 1200 };
+bool ts_child_remove_at_end(const char *path);
+void ts_child_forget_removal(const char *path);
 
 /* "exited with status N" / "was killed by signal N (SIGSEGV)" for a wait status, into out. */
 void ts_child_describe_status(int wait_status, char *out, size_t size);

@@ -29,6 +29,7 @@ const char *ts_call_status_name(ts_call_status status) {
     case TS_CALL_TOO_LARGE: return "protocol-error";
     case TS_CALL_UNAVAILABLE: return "unavailable";
     case TS_CALL_STDOUT_CLOSED: return "protocol-error";
+    case TS_CALL_CASE_TIMEOUT: return "case-timeout";
     }
     return "unknown";
 }
@@ -50,6 +51,12 @@ double ts_testee_now_seconds(void) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+double ts_testee_clock(void) { return ts_testee_now_seconds(); }
+
+void ts_testee_set_deadline(ts_testee *t, double deadline) { t->deadline = deadline > 0 ? deadline : 0; }
+
+double ts_testee_deadline(const ts_testee *t) { return t->deadline; }
 
 /* ---- stderr: kept as a tail ---- */
 
@@ -403,6 +410,8 @@ void ts_testee_call_child(ts_testee *t, const char *request, size_t len, ts_buf 
      * before reading everything cannot deadlock us; watch the supervisor's report, so a dead
      * testee is seen at once even when something it started still holds its stdout. */
     double deadline = ts_testee_now_seconds() + t->options.timeout_seconds;
+    bool case_deadline = t->deadline > 0 && t->deadline < deadline; /* the case's comes first */
+    if (case_deadline) deadline = t->deadline;
     size_t sent = 0, total = request ? len + 1 : 0;
     for (;;) {
         if (sent == total && take_answer(t, id, answer)) {
@@ -433,6 +442,13 @@ void ts_testee_call_child(ts_testee *t, const char *request, size_t len, ts_buf 
                      "the testee closed its stdout and kept running (the certifier then killed it)");
             ts_testee_stop_child(t, true);
             start_failed(t, "it closed its stdout and kept running");
+            return;
+        }
+        if (left <= 0 && case_deadline) {
+            result->status = TS_CALL_CASE_TIMEOUT;
+            snprintf(result->detail, sizeof result->detail, "the case reached its deadline (--case-timeout) waiting for a line");
+            ts_testee_stop_child(t, true);
+            start_failed(t, "gave no answer before the case's deadline");
             return;
         }
         if (left <= 0) {

@@ -29,6 +29,7 @@ typedef enum ts_call_status {
     TS_CALL_TOO_LARGE,    /* the answer exceeded the size limit */
     TS_CALL_UNAVAILABLE,  /* the child could not be (re)started */
     TS_CALL_STDOUT_CLOSED,/* the child closed its stdout and kept running; it was killed */
+    TS_CALL_CASE_TIMEOUT, /* the case's deadline (ts_testee_set_deadline) came first; the child was killed */
 } ts_call_status;
 
 const char *ts_call_status_name(ts_call_status status);
@@ -84,6 +85,16 @@ typedef ts_line_verdict (*ts_line_handler)(void *context, const char *line, size
  * harness outcome otherwise, as ts_testee_call's. */
 void ts_testee_converse(ts_testee *t, const char *request, size_t len, ts_line_handler on_line, void *context,
                         ts_call_result *result);
+
+/* The clock deadlines are read on: CLOCK_MONOTONIC, in seconds. */
+double ts_testee_clock(void);
+
+/* The case in flight must be over by `deadline` (ts_testee_clock seconds; 0: no deadline): no
+ * call waits past it (nor the settling before a kill), and a call that reaches it ends
+ * TS_CALL_CASE_TIMEOUT, the child killed. In-process calls are not interrupted (the caller's
+ * line handler sees the clock). ts_testee_deadline: the one set, or 0. */
+void ts_testee_set_deadline(ts_testee *t, double deadline);
+double ts_testee_deadline(const ts_testee *t);
 
 /* Stops the child as a clean restart does (ts_testee_finish): closes its stdin, waits up to 2 s, then kills it.
  * The next call starts the command again (not counted as a restart). No-op in-process. */

@@ -45,6 +45,7 @@ struct ts_testee {
     char last_answered[ID_MAX];  /* the request the last answer line was taken for */
     extra_count *extras;
     size_t extra_len;
+    double deadline;             /* of the case in flight (ts_testee_set_deadline); 0: none */
     char description[256];
 };
 

@@ -15,6 +15,7 @@
 static void settle(ts_testee *t, double seconds) {
     char buf[65536];
     double end = ts_testee_now_seconds() + 20 * seconds, quiet = ts_testee_now_seconds() + seconds;
+    if (t->deadline > 0 && t->deadline < end) end = t->deadline; /* the case's deadline bounds it too */
     while (t->running && !t->stdout_eof && ts_testee_now_seconds() < end && ts_testee_now_seconds() < quiet) {
         struct pollfd fds[2] = {{t->child.out, POLLIN, 0}, {t->child.err, POLLIN, 0}};
         int ready = poll(fds, 2, (int)((quiet - ts_testee_now_seconds()) * 1000) + 1);

@@ -458,3 +458,56 @@ bool ts_check_resume(const ts_scenario *scenario, const ts_json *history, const 
     ts_resume_judge_free(judge);
     return ok;
 }
+
+/* Is `sent` (a send event's action) the scenario's action a? */
+static bool sends_action(const ts_json *sent, const ts_action *a) {
+    if (a->kind == TS_ACTION_USER) return ts_str_eq(ts_json_string(ts_json_get(sent, "user")), a->text);
+    if (a->kind == TS_ACTION_COMPLETE) return ts_str_eq(ts_json_string(ts_json_get(sent, "complete")), a->call_id);
+    return ts_json_get(sent, "recover") != NULL; /* a restart: carried out by a recovery */
+}
+
+static bool fits_run(const ts_expected *x, const ts_json *run, size_t r, char *why, size_t why_size) {
+    const ts_json *events = ts_json_get(run, "events"), *kill = ts_json_get(run, "kill");
+    if (!events || events->kind != TS_JSON_ARRAY || events->u.a.count == 0) {
+        snprintf(why, why_size, "runs[%zu].events: must be a non-empty array (nothing was recorded)", r);
+        return false;
+    }
+    if (r == 0 && kill && kill->kind != TS_JSON_NULL) {
+        snprintf(why, why_size, "runs[0].kill: must be null (the first run is the uninterrupted one)");
+        return false;
+    }
+    for (size_t e = 0; e < events->u.a.count; e++) {
+        const ts_json *ev = &events->u.a.items[e], *sent = ts_json_get(ev, "send"), *of = ts_json_get(ev, "of");
+        if (!sent || !of) continue;
+        char text[160];
+        ts_check_excerpt(sent, text, sizeof text);
+        if (of->kind != TS_JSON_INT || of->u.i < 0 || (size_t)of->u.i >= x->action_count) {
+            snprintf(why, why_size, "runs[%zu].events[%zu]: sends %s as action %s; the scenario has %zu actions", r, e, text,
+                     of->kind == TS_JSON_INT ? "beyond them" : "of no number", x->action_count);
+            return false;
+        }
+        if (!sends_action(sent, &x->actions[of->u.i])) {
+            snprintf(why, why_size, "runs[%zu].events[%zu]: sends %s as action %lld, which is another action in the scenario",
+                     r, e, text, (long long)of->u.i);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool ts_resume_history_fits(const ts_scenario *scenario, const ts_json *history, char *why, size_t why_size) {
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_expected x;
+    char reason[300];
+    bool ok = ts_expect_resume(scenario, &arena, &x, reason, sizeof reason);
+    if (!ok) snprintf(why, why_size, "the scenario is no resume case: %s", reason);
+    const ts_json *runs = ts_json_get(history, "runs");
+    if (ok && (!runs || runs->kind != TS_JSON_ARRAY || runs->u.a.count == 0)) {
+        snprintf(why, why_size, "runs: must be a non-empty array of runs");
+        ok = false;
+    }
+    for (size_t r = 0; ok && r < runs->u.a.count; r++) ok = fits_run(&x, &runs->u.a.items[r], r, why, why_size);
+    ts_arena_free(&arena);
+    return ok;
+}

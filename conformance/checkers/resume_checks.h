@@ -21,7 +21,8 @@
  *   {"killed": P}                            the testee's process group was killed here
  *   {"restart": "kill"|"clean"}              the testee was started again
  *   {"answer": ANSWER}                       the final line of the last action (without "id")
- *   {"outcome": "timeout"|"crashed"|"exited"|"protocol-error", "detail": TEXT}
+ *   {"outcome": "timeout"|"crashed"|"exited"|"protocol-error"|"case-timeout"|"point-limit"|"history-limit",
+ *    "detail": TEXT}
  *                                            the last action drew no answer (harness verdict)
  *
  * Findings of a killed run are reported under U9 (crash equivalence), naming the rule they
@@ -53,5 +54,12 @@ void ts_resume_judge_free(ts_resume_judge *judge); /* accepts NULL */
  * one finding under case_rule naming the field. Returns false only when memory ran out. */
 bool ts_check_resume(const ts_scenario *scenario, const ts_json *history, const char *case_rule,
                      ts_findings *findings);
+
+/* Whether history is a recorded history of the case made from scenario, before judging it: runs
+ * a non-empty array whose first run is uninterrupted ("kill": null), every run's events a
+ * non-empty array, and every action it sends as a scenario action ("of": I) that very action (the
+ * same user text, the same call completed, a recovery for a restart). false with why naming the
+ * field otherwise: a history with nothing recorded, or another case's, proves nothing. */
+bool ts_resume_history_fits(const ts_scenario *scenario, const ts_json *history, char *why, size_t why_size);
 
 #endif

@@ -291,5 +291,31 @@ read = [e for e in run3["events"] if "answer" in e and "messages" in e["answer"]
 del read["answer"]["messages"][-1]
 expect("U9_names_the_rule_after_a_kill", TWO, {"runs": [r0, run3]}, ["U9"])
 
+# A history that proves nothing is refused (exit 2, naming the field), never passed: no runs, a
+# run with no events, a killed run first, another case's history, another case's id (issue 20).
+def refused(name, case, history, text, extra=()):
+    global passed, failed
+    path = os.path.join(TMP, "history.json")
+    json.dump(history, open(path, "w"))
+    out = subprocess.run([TURNSTILE, "check", "--scenario", os.path.join(CASES, case + ".scenario.json"),
+                          "--history", path] + list(extra), capture_output=True, text=True)
+    if out.returncode == 2 and text in out.stderr and not out.stdout:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL %s: exit %d, %r %r (wanted exit 2 and %r)" % (name, out.returncode, out.stdout, out.stderr, text),
+              file=sys.stderr)
+
+
+refused("history_without_runs", SIMPLE, {"case": SIMPLE, "runs": []}, "runs: must be a non-empty array")
+refused("history_without_events", SIMPLE, {"case": SIMPLE, "runs": [{"kill": None, "events": []}]},
+        "runs[0].events: must be a non-empty array (nothing was recorded)")
+h = copy.deepcopy(simple)
+h["runs"][0]["kill"] = 3
+refused("history_first_run_killed", SIMPLE, h, "runs[0].kill: must be null")
+refused("history_of_another_case", SIMPLE, copy.deepcopy(two), "which is another action in the scenario")
+refused("history_named_for_another_case", SIMPLE, copy.deepcopy(simple), "the history of case " + SIMPLE,
+        ["--case", TWO])
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/json/strmap.h"
+
 size_t ts_count_assistants(const ts_item *items, size_t count) {
     size_t n = 0;
     for (size_t i = 0; i < count; i++) n += items[i].kind == TS_ITEM_ASSISTANT;
@@ -17,17 +19,26 @@ size_t ts_expected_users_before(const ts_expected *x, size_t assistant) {
     return n;
 }
 
-/* U1: no two messages of one observation share a non-empty messageId. */
-static void check_ids(const ts_item *items, size_t count, const char *where, ts_findings *f) {
-    for (size_t i = 0; i < count; i++) {
+/* U1: no two messages of one observation share a non-empty messageId. One pass with a map from
+ * id to the first message that holds it: a read of n messages costs O(n), not O(n^2). false:
+ * out of memory. */
+static bool check_ids(const ts_item *items, size_t count, const char *where, ts_findings *f) {
+    ts_strmap first;
+    ts_strmap_init(&first);
+    bool ok = true;
+    for (size_t i = 0; i < count && ok; i++) {
         if (!items[i].message_id.ptr || (i && items[i - 1].message == items[i].message)) continue;
-        for (size_t j = 0; j < i; j++) {
-            if (items[j].message == items[i].message || !ts_str_eq(items[j].message_id, items[i].message_id)) continue;
-            ts_findings_add(f, "U1", "%s: messages %zu and %zu share messageId \"%.60s\"", where, items[j].message,
-                            items[i].message, items[i].message_id.ptr);
-            return;
+        size_t holder;
+        if (!ts_strmap_get(&first, 0, items[i].message_id, &holder)) {
+            ok = ts_strmap_put(&first, 0, items[i].message_id, items[i].message);
+        } else if (holder != items[i].message) {
+            ts_findings_add(f, "U1", "%s: messages %zu and %zu share messageId \"%.60s\"", where, holder, items[i].message,
+                            items[i].message_id.ptr);
+            break;
         }
     }
+    ts_strmap_free(&first);
+    return ok;
 }
 
 typedef struct matcher {
@@ -41,6 +52,9 @@ typedef struct matcher {
     size_t *starts;     /* observed: index of the first item of block b (count + 1 slots per block) */
     size_t *ends;
     bool *user_used;    /* X users matched, by ordinal */
+    /* How often each user text occurs (check_user_counts): in the observation up to the compared
+     * blocks, in X up to them, and in all of X. */
+    ts_strmap observed_texts, expected_texts, sent_texts;
 } matcher;
 
 static size_t user_ordinal_start(const ts_expected *x, size_t block) {
@@ -121,35 +135,49 @@ static void match_results(matcher *m, size_t b, bool complete, ts_match_mode mod
     }
 }
 
-/* How many observed user items (up to item `end`), or X user items (blocks up to `last`), hold text. */
-static size_t observed_users(const matcher *m, size_t end, ts_str text) {
-    size_t n = 0;
-    for (size_t j = 0; j < end; j++) n += m->items[j].kind == TS_ITEM_USER && ts_str_eq(m->items[j].text, text);
-    return n;
+/* Counts the user texts of items[0..end) into m->observed_texts, and X's up to block `last` and in
+ * all its blocks into m->expected_texts and m->sent_texts. false: out of memory. */
+static bool count_user_texts(matcher *m, size_t end, size_t last) {
+    bool ok = true;
+    size_t n;
+    for (size_t j = 0; j < end && ok; j++) {
+        if (m->items[j].kind != TS_ITEM_USER) continue;
+        if (!ts_strmap_get(&m->observed_texts, 0, m->items[j].text, &n)) n = 0;
+        ok = ts_strmap_put(&m->observed_texts, 0, m->items[j].text, n + 1);
+    }
+    for (size_t b = 0; b <= m->x->assistant_count && ok; b++)
+        for (size_t k = 0; k < m->x->blocks[b].count && ok; k++) {
+            const ts_item *u = &m->x->blocks[b].items[k];
+            if (u->kind != TS_ITEM_USER) continue;
+            if (!ts_strmap_get(&m->sent_texts, 0, u->text, &n)) n = 0;
+            ok = ts_strmap_put(&m->sent_texts, 0, u->text, n + 1);
+            if (!ok || b > last) continue;
+            if (!ts_strmap_get(&m->expected_texts, 0, u->text, &n)) n = 0;
+            ok = ts_strmap_put(&m->expected_texts, 0, u->text, n + 1);
+        }
+    return ok;
 }
 
-static size_t expected_users(const matcher *m, size_t last, ts_str text) {
-    size_t n = 0;
-    for (size_t b = 0; b <= last; b++)
-        for (size_t k = 0; k < m->x->blocks[b].count; k++)
-            n += m->x->blocks[b].items[k].kind == TS_ITEM_USER && ts_str_eq(m->x->blocks[b].items[k].text, text);
-    return n;
+static size_t text_count(const ts_strmap *map, ts_str text) {
+    size_t n;
+    return ts_strmap_get(map, 0, text, &n) ? n : 0;
 }
 
 /* U3 (a user message doubled or lost) and U2 (one out of place), over the compared blocks. A text
  * seen more often than X holds it up to these blocks, but not more often than X holds it at all, is
  * early, not doubled: it was sent, and belongs after a later assistant message. The fault is then
  * what is missing before it (a lost message), or, when nothing is, its place. */
-static void check_user_counts(matcher *m, size_t last_block, bool last_complete) {
+static bool check_user_counts(matcher *m, size_t last_block, bool last_complete) {
     size_t end = m->ends[last_block];
+    if (!count_user_texts(m, end, last_block)) return false;
     const ts_item *early = NULL;
     size_t early_block = 0;
     char text[120];
     for (size_t i = 0; i < end; i++) {
         if (m->items[i].kind != TS_ITEM_USER) continue;
-        size_t seen = observed_users(m, end, m->items[i].text), here = expected_users(m, last_block, m->items[i].text);
+        size_t seen = text_count(&m->observed_texts, m->items[i].text), here = text_count(&m->expected_texts, m->items[i].text);
         if (seen <= here) continue;
-        size_t sent = expected_users(m, m->x->assistant_count, m->items[i].text);
+        size_t sent = text_count(&m->sent_texts, m->items[i].text);
         if (seen <= sent) {
             if (!early) early = &m->items[i], early_block = ts_count_assistants(m->items, i);
             continue;
@@ -157,7 +185,7 @@ static void check_user_counts(matcher *m, size_t last_block, bool last_complete)
         ts_item_describe(&m->items[i], text, sizeof text);
         ts_findings_add(m->f, "U3", "%s: %s appears %zu times; it was sent %zu time%s", m->where, text, seen, sent,
                         sent == 1 ? "" : "s");
-        return;
+        return true;
     }
     for (size_t b = 0, o = 0; b <= last_block; b++) {
         for (size_t k = 0; k < m->x->blocks[b].count; k++) {
@@ -166,12 +194,12 @@ static void check_user_counts(matcher *m, size_t last_block, bool last_complete)
             bool used = m->user_used[o++];
             if (used || !(b < last_block || last_complete)) continue;
             ts_item_describe(u, text, sizeof text);
-            if (observed_users(m, end, u->text) < expected_users(m, last_block, u->text))
+            if (text_count(&m->observed_texts, u->text) < text_count(&m->expected_texts, u->text))
                 ts_findings_add(m->f, "U3", "%s: %s is lost (it was sent before assistant message %zu)", m->where, text, b);
             else
                 ts_findings_add(m->f, "U2", "%s: %s is out of place (it belongs before assistant message %zu)", m->where,
                                 text, b);
-            return;
+            return true;
         }
     }
     if (early) {
@@ -179,15 +207,16 @@ static void check_user_counts(matcher *m, size_t last_block, bool last_complete)
         ts_findings_add(m->f, "U2", "%s: %s comes before assistant message %zu; the scenario has it after a later one",
                         m->where, text, early_block);
     }
+    return true;
 }
 
 bool ts_match_conversation(const ts_expected *x, const ts_item *items, size_t count, ts_match_mode mode,
                            const char *where, ts_item_key *keys, ts_arena *arena, ts_findings *findings) {
     if (keys)
         for (size_t i = 0; i < count; i++) keys[i] = (ts_item_key){TS_ITEM_KEY_NONE, 0, 0};
-    check_ids(items, count, where, findings);
+    if (!check_ids(items, count, where, findings)) return false;
     size_t m = ts_count_assistants(items, count), n = x->assistant_count;
-    matcher mt = {x, items, count, keys, arena, findings, where, NULL, NULL, NULL};
+    matcher mt = {x, items, count, keys, arena, findings, where, NULL, NULL, NULL, {0}, {0}, {0}};
     mt.starts = ts_arena_calloc(arena, m + 2, sizeof *mt.starts);
     mt.ends = ts_arena_calloc(arena, m + 2, sizeof *mt.ends);
     mt.user_used = ts_arena_calloc(arena, ts_expected_users_before(x, n) + 1, sizeof *mt.user_used);
@@ -239,6 +268,12 @@ bool ts_match_conversation(const ts_expected *x, const ts_item *items, size_t co
                                     items[i].message, text);
                 }
     }
-    check_user_counts(&mt, limit, last_complete);
-    return true;
+    ts_strmap_init(&mt.observed_texts);
+    ts_strmap_init(&mt.expected_texts);
+    ts_strmap_init(&mt.sent_texts);
+    bool ok = check_user_counts(&mt, limit, last_complete);
+    ts_strmap_free(&mt.observed_texts);
+    ts_strmap_free(&mt.expected_texts);
+    ts_strmap_free(&mt.sent_texts);
+    return ok;
 }

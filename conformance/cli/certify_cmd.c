@@ -2,10 +2,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "conformance/certifier/builtin_suite.h"
 #include "conformance/certifier/gate.h"
+#include "conformance/certifier/output_file.h"
 #include "conformance/certifier/report.h"
 #include "conformance/certifier/run.h"
 #include "conformance/certifier/suite.h"
@@ -40,9 +42,15 @@ static const char certify_usage[] =
     "                            (patterns; RULE '*' is any rule): exit 0 when the run fails exactly\n"
     "                            those; exit 1 on a new failure, an unexpected pass or a stale entry.\n"
     "                            Known failures are reported as expected (JUnit <skipped>)\n"
-    "  --write-expected-failures FILE   write this run's failures as such a list ('-': stdout)\n"
+    "  --write-expected-failures FILE   write this run's failures as such a list ('-': stdout);\n"
+    "                            an existing FILE is edited in place: entries that now pass go,\n"
+    "                            new failures are added, comments, order and patterns stay\n"
     "  --timeout SECONDS         per answer (default 5; at most 3600)\n"
-    "  --max-answer-bytes N      per answer (default 16777216)\n"
+    "  --case-timeout SECONDS    per case, kill runs included (default 600; at most 86400): a case\n"
+    "                            still running then ends as 'case-timeout'\n"
+    "  --max-answer-bytes N      per line the testee writes (default 16777216)\n"
+    "  --max-points-per-action N resume cases: world calls and commit notices one action may\n"
+    "                            write (default 1000); more ends the case as 'point-limit'\n"
     "  --no-repeat               do not send every case a second time (determinism, D1)\n"
     "  --kill-points all|none|N  resume cases: after the uninterrupted run, kill the testee at\n"
     "                            every point of it, at none, or at the first N (default all)\n"
@@ -56,6 +64,9 @@ static const char certify_usage[] =
     "                            would read it) and exit: no testee runs\n"
     "  --help                    this text\n"
     "\n"
+    "Reports and the list are written to a temporary file beside FILE and renamed when complete:\n"
+    "an interrupted or failed run leaves FILE as it was.\n"
+    "\n"
     "exit status: 0 all selected cases pass (or match --expected-failures); 1 failures;\n"
     "2 bad usage or an unreadable suite; 3 the testee could not be started (a harness failure,\n"
     "no verdict). The last line of output is 'N passed, N failed, N skipped'.\n";
@@ -65,6 +76,9 @@ typedef struct certify_args {
     int progress; /* -1: decide by the terminal */
     const char *mutant_name, *suite_root, *json_path, *junit_path, *expected_path, *write_expected, *platform;
     const char *timeout_text, *max_answer_text, *kill_points_text, *kill_settle_text, *kill_at_text;
+    const char *case_timeout_text, *max_points_text;
+    double case_timeout;   /* 0: the default */
+    long max_points;       /* 0: the default */
     long kill_points; /* 0 all, -1 none, N the first N */
     long kill_at;     /* > 0: only this kill point */
     const char *cases_text[64], *rules_text[64]; /* as given, for the commands printed */
@@ -160,6 +174,16 @@ static int parse(int argc, char **argv, certify_args *a) {
             if (end == a->timeout_text || *end || !isfinite(t) || t <= 0 || t > 3600)
                 return usage_error("--timeout needs a number of seconds above 0 and at most 3600, not '%s'", a->timeout_text);
             a->testee_options.timeout_seconds = t;
+        } else if (!strcmp(o, "--case-timeout")) {
+            a->case_timeout_text = argv[++i];
+            if (!ts_cli_parse_real("certify", "--case-timeout", a->case_timeout_text, 0, 86400, &a->case_timeout))
+                return TS_EXIT_USAGE;
+        } else if (!strcmp(o, "--max-points-per-action")) {
+            unsigned long long n = 0;
+            a->max_points_text = argv[++i];
+            if (!ts_cli_parse_whole("certify", "--max-points-per-action", a->max_points_text, 1, 1000000, &n))
+                return TS_EXIT_USAGE;
+            a->max_points = (long)n;
         } else if (!strcmp(o, "--kill-points")) {
             const char *v = a->kill_points_text = argv[++i];
             unsigned long long n = 0;
@@ -203,6 +227,9 @@ static void printed_commands(const certify_args *a, const char *argv0, const ts_
     if (a->platform) ts_buf_append_str(before, " --platform "), ts_cli_shell_quote(before, a->platform);
     if (a->timeout_text) ts_buf_append_str(before, " --timeout "), ts_cli_shell_quote(before, a->timeout_text);
     if (a->max_answer_text) ts_buf_append_str(before, " --max-answer-bytes "), ts_cli_shell_quote(before, a->max_answer_text);
+    if (a->case_timeout_text) ts_buf_append_str(before, " --case-timeout "), ts_cli_shell_quote(before, a->case_timeout_text);
+    if (a->max_points_text)
+        ts_buf_append_str(before, " --max-points-per-action "), ts_cli_shell_quote(before, a->max_points_text);
     if (!a->repeat) ts_buf_append_str(before, " --no-repeat");
     if (a->kill_points_text) ts_buf_append_str(before, " --kill-points "), ts_cli_shell_quote(before, a->kill_points_text);
     if (a->kill_at_text) ts_buf_append_str(before, " --kill-at "), ts_cli_shell_quote(before, a->kill_at_text);
@@ -222,7 +249,7 @@ static void printed_commands(const certify_args *a, const char *argv0, const ts_
 /* Every --cases pattern must match a case of the suite, and the selection must not be empty. */
 static bool selection_valid(const certify_args *a, const ts_suite *suite, const ts_run_options *selection) {
     for (size_t g = 0; g < a->glob_count; g++) {
-        ts_run_options one = {NULL, 0, &a->globs[g], 1, false, NULL, NULL, NULL, 0, 0};
+        ts_run_options one = {.case_globs = &a->globs[g], .glob_count = 1};
         bool any = false;
         for (size_t i = 0; i < suite->count && !any; i++) any = ts_run_case_selected(&one, &suite->cases[i]);
         if (!any) {
@@ -240,17 +267,54 @@ static bool selection_valid(const certify_args *a, const ts_suite *suite, const 
     return true;
 }
 
-/* An output named now, written after the run: opened (and created) before, so that an
- * unwritable path fails before any testee runs. "-" is stdout. */
-static FILE *open_output(const char *path, const char *option) {
-    if (strcmp(path, "-") == 0) return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f) fprintf(stderr, "turnstile certify: %s %s: cannot write it\n", option, path);
-    return f;
+/* The run's outputs, named now and written after the run: each opened before the testee starts
+ * (an unwritable path fails first), as a temporary file renamed into place once complete. */
+typedef struct outputs {
+    ts_output_file json, junit, list;
+    ts_expected_failures list_base; /* the list --write-expected-failures edits in place (empty: a new one) */
+} outputs;
+
+static bool open_output(ts_output_file *o, const char *path, const char *option) {
+    char why[600];
+    if (!path || ts_output_open(o, path, why, sizeof why)) return true;
+    fprintf(stderr, "turnstile certify: %s %s\n", option, why);
+    return false;
 }
 
-static void close_output(FILE *f) {
-    if (f && f != stdout) fclose(f);
+/* The list --write-expected-failures FILE edits: FILE as it is when it is a regular file; for
+ * '-', the --expected-failures list. false (a usage error) when it is not a list. */
+static bool load_list_base(const certify_args *a, ts_expected_failures *base) {
+    memset(base, 0, sizeof *base);
+    const char *from = strcmp(a->write_expected, "-") == 0 ? a->expected_path : a->write_expected;
+    struct stat st;
+    if (!from || stat(from, &st) != 0 || !S_ISREG(st.st_mode)) return true;
+    char why[600];
+    if (ts_expected_failures_load(from, base, why, sizeof why)) return true;
+    fprintf(stderr, "turnstile certify: --write-expected-failures edits the list in place: %s (remove the file to "
+                    "write a new list)\n", why);
+    return false;
+}
+
+static bool open_outputs(const certify_args *a, outputs *o) {
+    memset(o, 0, sizeof *o);
+    return (!a->write_expected || load_list_base(a, &o->list_base)) &&
+           open_output(&o->json, a->json_path, "--report-json") && open_output(&o->junit, a->junit_path, "--junit") &&
+           open_output(&o->list, a->write_expected, "--write-expected-failures");
+}
+
+/* Moves a complete output into place; false (said on stderr) when it cannot be. */
+static bool commit_output(ts_output_file *o) {
+    char why[600];
+    if (ts_output_commit(o, why, sizeof why)) return true;
+    fprintf(stderr, "turnstile certify: cannot write %s\n", why);
+    return false;
+}
+
+static void discard_outputs(outputs *o) {
+    ts_output_discard(&o->json);
+    ts_output_discard(&o->junit);
+    ts_output_discard(&o->list);
+    ts_expected_failures_free(&o->list_base);
 }
 
 typedef struct progress_state {
@@ -282,8 +346,8 @@ static int print_requests(const ts_suite *suite, const ts_run_options *selection
 }
 
 /* After the run: the gate, the reports, the exit status. */
-static int report(const certify_args *a, ts_certification *result, const char *argv0, FILE *json, FILE *junit,
-                  FILE *write_list, const ts_expected_failures *expected) {
+static int report(const certify_args *a, ts_certification *result, const char *argv0, outputs *o,
+                  const ts_expected_failures *expected) {
     ts_buf before, after;
     ts_buf_init(&before);
     ts_buf_init(&after);
@@ -310,7 +374,7 @@ static int report(const certify_args *a, ts_certification *result, const char *a
         ctx.gate = &gate;
         ctx.gate_text = gate_text;
     }
-    FILE *text = json == stdout || junit == stdout || write_list == stdout ? stderr : stdout;
+    FILE *text = o->json.stream == stdout || o->junit.stream == stdout || o->list.stream == stdout ? stderr : stdout;
     ts_report_text(text, result, &ctx, a->verbose);
     int status;
     if (result->harness_failure[0]) {
@@ -321,20 +385,17 @@ static int report(const certify_args *a, ts_certification *result, const char *a
     } else {
         status = ts_report_conformant(result) ? TS_EXIT_OK : TS_EXIT_FAILURE;
     }
-    if (json && !ts_report_json(json, result, &ctx)) {
-        fprintf(stderr, "turnstile certify: cannot write %s\n", a->json_path);
-        status = status == TS_EXIT_OK ? TS_EXIT_FAILURE : status;
+    bool ok = true;
+    if (o->json.stream) ok &= ts_report_json(o->json.stream, result, &ctx) && commit_output(&o->json);
+    if (o->junit.stream) ok &= ts_report_junit(o->junit.stream, result, &ctx) && commit_output(&o->junit);
+    if (o->list.stream && result->harness_failure[0]) { /* no verdict: the list is left as it was */
+        fprintf(stderr, "turnstile certify: %s not written: the run has no verdict\n", a->write_expected);
+    } else if (o->list.stream) {
+        ok &= ts_expected_failures_write(o->list.stream, result, &o->list_base) && commit_output(&o->list);
     }
-    if (junit && !ts_report_junit(junit, result, &ctx)) {
-        fprintf(stderr, "turnstile certify: cannot write %s\n", a->junit_path);
-        status = status == TS_EXIT_OK ? TS_EXIT_FAILURE : status;
-    }
-    if (write_list) {
-        bool ok = ts_expected_failures_write(write_list, result);
-        if (!ok) fprintf(stderr, "turnstile certify: cannot write %s\n", a->write_expected);
-        if (!ok && status == TS_EXIT_OK) status = TS_EXIT_FAILURE;
-    }
+    if (!ok && status == TS_EXIT_OK) status = TS_EXIT_FAILURE;
     if (fflush(stdout) != 0) status = status == TS_EXIT_OK ? TS_EXIT_FAILURE : status;
+    discard_outputs(o); /* whatever was not committed */
     free(gate_text);
     ts_buf_free(&before);
     ts_buf_free(&after);
@@ -359,7 +420,7 @@ static int certify(int argc, char **argv, certify_args *a) {
     int status = parse(argc, argv, a);
     if (status >= 0) return status;
     ts_run_options options = {a->rule_count ? a->rules : NULL, a->rule_count, a->glob_count ? a->globs : NULL, a->glob_count,
-                              a->repeat, a->platform, NULL, NULL, a->kill_points, a->kill_at};
+                              a->repeat, a->platform, NULL, NULL, a->kill_points, a->kill_at, a->case_timeout, a->max_points};
     int chosen = a->reference + (a->mutant_name != NULL) + (a->command && a->command[0]);
     if (!a->print_requests && chosen != 1)
         return usage_error("%s", "name one testee: --reference, --mutant NAME, or -- COMMAND ARGS...");
@@ -393,10 +454,8 @@ static int certify(int argc, char **argv, certify_args *a) {
         return TS_EXIT_USAGE;
     }
     if (!a->junit_path && getenv("XML_OUTPUT_FILE") && *getenv("XML_OUTPUT_FILE")) a->junit_path = getenv("XML_OUTPUT_FILE");
-    FILE *json = NULL, *junit = NULL, *write_list = NULL;
-    bool outputs_ok = (!a->json_path || (json = open_output(a->json_path, "--report-json"))) &&
-                      (!a->junit_path || (junit = open_output(a->junit_path, "--junit"))) &&
-                      (!a->write_expected || (write_list = open_output(a->write_expected, "--write-expected-failures")));
+    outputs out;
+    bool outputs_ok = open_outputs(a, &out);
     ts_testee *testee = NULL;
     if (outputs_ok) {
         why[0] = '\0';
@@ -419,14 +478,12 @@ static int certify(int argc, char **argv, certify_args *a) {
             if (progress.shown) fputs("\r\033[K", stderr);
             result.turnstile_version = ts_cli_version;
             result.turnstile_commit = ts_cli_commit;
-            status = report(a, &result, argv[-1], json, junit, write_list, a->expected_path ? &expected : NULL);
+            status = report(a, &result, argv[-1], &out, a->expected_path ? &expected : NULL);
         }
         ts_certification_free(&result);
         ts_testee_close(testee);
     }
-    close_output(json);
-    close_output(junit);
-    close_output(write_list);
+    discard_outputs(&out); /* not written (no run): each destination stays as it was */
     ts_expected_failures_free(&expected);
     ts_suite_free(&suite);
     return status;

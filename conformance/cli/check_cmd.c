@@ -73,10 +73,17 @@ static int check_history(const char *scenario_path, const char *history_path, co
         for (size_t i = 0; cases && cases->kind == TS_JSON_ARRAY && i < cases->u.a.count; i++) /* a report */
             if (case_id && ts_str_eq_cstr(ts_json_string(ts_json_get(&cases->u.a.items[i], "id")), case_id))
                 h = ts_json_get(&cases->u.a.items[i], "history");
-        if (ts_json_get(h, "history")) h = ts_json_get(h, "history"); /* a report's case */
+        if (h && ts_json_get(h, "history")) h = ts_json_get(h, "history"); /* a report's case */
+        ts_str recorded = ts_json_string(ts_json_get(h, "case"));
         if (!h || !ts_json_get(h, "runs")) {
             fprintf(stderr, "turnstile check: %s: no resume history%s%s (give a history, or a report and --case ID)\n",
                     history_path, case_id ? " for case " : "", case_id ? case_id : "");
+        } else if (case_id && recorded.ptr && !ts_str_eq_cstr(recorded, case_id)) {
+            fprintf(stderr, "turnstile check: %s: the history of case %.*s, not of %s\n", history_path,
+                    (int)(recorded.len > 200 ? 200 : recorded.len), recorded.ptr, case_id);
+        } else if (!ts_resume_history_fits(&scenario, h, message, sizeof message)) {
+            fprintf(stderr, "turnstile check: %s: not a history of the scenario %s: %s\n", history_path, scenario_path,
+                    message);
         } else {
             ts_findings findings;
             ts_findings_init(&findings);

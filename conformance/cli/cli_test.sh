@@ -169,5 +169,12 @@ name=deterministic_output
 "$TURNSTILE" merge --example >"$TMP/a" && "$TURNSTILE" merge --example >"$TMP/b" && cmp -s "$TMP/a" "$TMP/b" \
     && passed=$((passed + 1)) || fail "two runs differ"
 
+# `turnstile testee` reads each request line within a bound (issue 20): a line longer than it
+# draws an error answer as soon as the bound is passed, not unbounded memory.
+name=testee_line_that_never_ends
+head -c 300000000 /dev/zero | timeout 120 "$TURNSTILE" testee >"$TMP/out" 2>"$TMP/err"
+grep -qx '{"id":null,"error":"a request line longer than 268435456 bytes"}' "$TMP/out" \
+    && passed=$((passed + 1)) || fail "$(head -c 200 "$TMP/out") $(head -c 200 "$TMP/err")"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -3,7 +3,9 @@
 # items 6, 11, 15, 16, 17): the reader writes nothing, a journal is a regular file, damaged and
 # impossible journals are refused with the row named, a journal that has applied more events
 # than its scenario holds is refused, too large a scenario is refused before it runs, and the
-# JSON form shows every LLM task's input as its canonical transcript (J7).
+# JSON form shows every LLM task's input as its canonical transcript (J7); a run waits for a
+# stopped owner within a bound, naming it, and a read racing a journal's creation reads it or
+# calls it empty, never "not a turnstile journal" (issue 20).
 set -u
 TURNSTILE=${1:?usage: journal_cli_test.sh path/to/turnstile}
 TMP=$(mktemp -d)
@@ -125,6 +127,71 @@ json.dump({"executionId": "00000000-0000-4000-8000-000000000001", "input": "a", 
 PY
 expect 2 'events: the scenario is too large' run "$TMP/huge.json" --db "$TMP/huge.db"
 name=too_large_wrote_nothing; [ ! -e "$TMP/huge.db" ] && ok || fail "a refused scenario created its journal"
+
+# A run waits for the journal's owner within a bound and names it: an owner stopped with SIGSTOP
+# no longer holds the next run for ever (issue 20). The owner here is a process holding the owner
+# lock (flock) on the file, stopped.
+name=owner_stopped_with_sigstop
+: >"$TMP/owned.db"
+python3 -c "
+import fcntl, os, signal, sys
+f = open(sys.argv[1], 'r+')
+fcntl.flock(f, fcntl.LOCK_EX)
+os.kill(os.getpid(), signal.SIGSTOP)" "$TMP/owned.db" &
+owner=$!
+for _ in $(seq 100); do [ "$(sed 's/.*) //' "/proc/$owner/stat" 2>/dev/null | cut -c1)" = T ] && break; sleep 0.1; done
+start=$(date +%s)
+timeout 60 "$TURNSTILE" run "$TMP/scenario.json" --db "$TMP/owned.db" --wait-owner 1 >"$TMP/out" 2>"$TMP/err"
+status=$?
+[ "$status" -eq 1 ] && [ $(($(date +%s) - start)) -lt 30 ] &&
+    grep -q "another process (pid $owner, stopped) still owns this journal after 1 s of waiting; nothing was read or written" "$TMP/err" &&
+    grep -q 'waiting for it to finish (1 s at most)' "$TMP/err" && ok || fail "exit $status: $(cat "$TMP/err")"
+name=owner_wait_zero_fails_at_once
+expect 1 'another process owns this journal' run "$TMP/scenario.json" --db "$TMP/owned.db" --wait-owner 0
+name=owned_file_left_untouched; [ ! -s "$TMP/owned.db" ] && [ ! -e "$TMP/owned.db-wal" ] && ok || fail "$(ls -la "$TMP")"
+kill -CONT "$owner"
+kill "$owner"
+wait "$owner" 2>/dev/null
+name=owner_gone_run_goes_on; expect 0 'suspended, waiting for a signal after 6 commits' run "$TMP/scenario.json" --db "$TMP/owned.db"
+
+# A read that races the journal's creation: the run owns the file and has switched it to WAL, its
+# schema not yet committed. The reader looks again (up to 2 s) and reads the journal once it is
+# there; if it stays empty, it says so: never "not a turnstile journal" (issue 20).
+creating() { # FILE THEN: hold the owner lock on FILE, make it an empty WAL database, wait; THEN=journal:
+    # after 0.3 s give it a whole journal's bytes (the same inode), and hold on 1.5 s; THEN=stay: 4 s
+    python3 - "$1" "$2" "$TMP/d/j.db" <<'PY' &
+import fcntl, os, sqlite3, sys, time
+path, then, journal = sys.argv[1:]
+f = open(path, "a+b")
+fcntl.flock(f, fcntl.LOCK_EX)
+c = sqlite3.connect(path)
+c.execute("PRAGMA journal_mode = WAL")
+open(path + ".ready", "w").close()
+if then == "stay":
+    time.sleep(4)
+    sys.exit(0)
+time.sleep(0.3)
+c.close()
+for side in ("-wal", "-shm"):
+    if os.path.exists(path + side):
+        os.unlink(path + side)
+with open(path, "r+b") as g:
+    g.truncate(0)
+    g.write(open(journal, "rb").read())
+time.sleep(1.5)
+PY
+    creator=$!
+    for _ in $(seq 100); do [ -e "$1.ready" ] && break; sleep 0.05; done
+}
+name=journal_read_while_it_is_being_created
+creating "$TMP/racing.db" journal
+expect 0 '"eventsApplied":2' journal --db "$TMP/racing.db"
+wait "$creator"
+name=journal_that_stays_empty_while_owned
+creating "$TMP/empty-owned.db" stay
+expect 1 "an empty journal: a database without tables; no journal has been written to it yet \(a run, pid $creator, owns it: it is being created" journal --db "$TMP/empty-owned.db"
+grep -q 'not a turnstile journal' "$TMP/err" && fail "said 'not a turnstile journal'"
+wait "$creator"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

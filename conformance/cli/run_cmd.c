@@ -21,9 +21,10 @@ static const char run_usage[] =
     "one line: where the execution stopped and how many commits this run made.\n"
     "\n"
     "One run owns a journal at a time: a second `turnstile run` on the same FILE says so on\n"
-    "stderr and waits, before reading or writing anything, until the first has finished; then\n"
-    "it resumes what the first left (nothing, when the first reached the last event). FILE must\n"
-    "be a regular file (or a symlink to one) on a local file system.\n"
+    "stderr and waits, before reading or writing anything, until the first has finished (60 s at\n"
+    "most; --wait-owner); then it resumes what the first left (nothing, when the first reached the\n"
+    "last event). Past the wait it exits 1 naming the owner's pid (and whether it is stopped).\n"
+    "FILE must be a regular file (or a symlink to one) on a local file system.\n"
     "A scenario may hold at most 1,000,000 steps (events, LLM answers and scripted tool calls)\n"
     "and (1 + restarts + branches) x steps at most 100,000,000 (core/resume/scenario.h).\n"
     "\n"
@@ -31,6 +32,8 @@ static const char run_usage[] =
     "  --db FILE                 the journal (SQLite, WAL mode); required\n"
     "  --sync full|normal        SQLite synchronous setting (default full: a commit survives power loss)\n"
     "  --crash-before-commit K   stop as if the process died just before commit K (then run again)\n"
+    "  --wait-owner SECONDS      how long to wait for another run that owns FILE (default 60;\n"
+    "                            0: fail at once)\n"
     "  --max-input-bytes N       refuse a SCENARIO longer than N bytes (K, M, G; default 256M; 0: none)\n"
     "  --help                    this text\n"
     "\n"
@@ -50,7 +53,9 @@ static const char journal_usage[] =
     "\n"
     "It only reads: nothing is written or created (no schema in an empty file, no -wal or -shm\n"
     "files), and it works in a read-only directory and while a run is writing FILE. Every row is\n"
-    "checked as it is read (UTF-8, JSON, ids, task keys, the journal's invariants).\n"
+    "checked as it is read (UTF-8, JSON, ids, task keys, the journal's invariants). A journal a\n"
+    "run is creating (empty so far) is read again for up to 2 s, then refused as empty, never as\n"
+    "\"not a turnstile journal\".\n"
     "\n"
     "exit status: 0 printed; 2 bad usage or no such journal; 1 the journal cannot be read\n"
     "(an empty file, a newer schema, another application's database, a damaged row: the error\n"
@@ -78,8 +83,9 @@ static int print_value(const ts_json *value, bool pretty, const char *command) {
 }
 
 static void say_waiting(void *context, const char *path) {
-    (void)context;
-    fprintf(stderr, "turnstile run: %s: another process is running this journal; waiting for it to finish\n", path);
+    const ts_sqlite_options *o = context;
+    fprintf(stderr, "turnstile run: %s: another process is running this journal; waiting for it to finish (%.3g s at most)\n",
+            path, o->owner_wait_seconds);
 }
 
 int ts_cli_run(int argc, char **argv) {
@@ -87,6 +93,8 @@ int ts_cli_run(int argc, char **argv) {
     ts_sqlite_options sqlite_options = {0};
     ts_engine_options options = {0};
     size_t max_input = TS_CLI_MAX_INPUT_DEFAULT;
+    const char *wait_text = NULL;
+    double wait_owner = 60;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(run_usage, stdout);
@@ -108,6 +116,10 @@ int ts_cli_run(int argc, char **argv) {
             options.stop_at_crash = true;
         } else if (strcmp(argv[i], "--max-input-bytes") == 0 && i + 1 < argc) {
             if (!ts_cli_parse_max_input("run", argv[++i], &max_input)) return TS_EXIT_USAGE;
+        } else if (strcmp(argv[i], "--wait-owner") == 0 && i + 1 < argc) {
+            wait_text = argv[++i];
+            if (strcmp(wait_text, "0") != 0 && !ts_cli_parse_real("run", "--wait-owner", wait_text, 0, 1e9, &wait_owner))
+                return TS_EXIT_USAGE;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             fprintf(stderr, "turnstile run: unknown option or missing value '%s' (see turnstile run --help)\n", argv[i]);
             return TS_EXIT_USAGE;
@@ -141,8 +153,11 @@ int ts_cli_run(int argc, char **argv) {
         status = TS_EXIT_USAGE;
         goto done;
     }
-    sqlite_options.owner = TS_SQLITE_OWNER_WAIT; /* one run owns a journal at a time */
+    bool fail_at_once = wait_text && strcmp(wait_text, "0") == 0;
+    sqlite_options.owner = fail_at_once ? TS_SQLITE_OWNER_FAIL : TS_SQLITE_OWNER_WAIT; /* one run owns a journal at a time */
     sqlite_options.on_wait = say_waiting;
+    sqlite_options.on_wait_context = &sqlite_options;
+    sqlite_options.owner_wait_seconds = wait_owner;
     store = ts_sqlite_store_open(db, &sqlite_options, &err);
     if (!store) {
         fprintf(stderr, "turnstile run: %s: %s\n", db, err.message);
@@ -232,7 +247,7 @@ int ts_cli_journal(int argc, char **argv) {
     }
     ts_error err;
     ts_error_clear(&err);
-    ts_sqlite_options options = {.read_only = true};
+    ts_sqlite_options options = {.read_only = true, .creation_wait_seconds = 2};
     ts_store *store = ts_sqlite_store_open(db, &options, &err);
     if (!store) {
         fprintf(stderr, "turnstile journal: %s: %s\n", db, err.message);

@@ -23,17 +23,41 @@ static const char testee_usage[] =
     "  --list-mutants  print the mutants and the bugs they reproduce\n"
     "  --help          this text\n";
 
+/* One line of stdin into line (reset first; its newline and a \r before it dropped), at most
+ * TS_CLI_MAX_INPUT_DEFAULT bytes: past them *too_long, at once, the rest of the line unread
+ * (skip_line). false at end of input. */
+static bool read_line(ts_buf *line, bool *too_long) {
+    ts_buf_reset(line);
+    *too_long = false;
+    int ch;
+    bool any = false;
+    while ((ch = getc_unlocked(stdin)) != EOF) {
+        any = true;
+        if (ch == '\n') break;
+        if (line->len >= TS_CLI_MAX_INPUT_DEFAULT) {
+            *too_long = true;
+            ts_buf_reset(line);
+            return true;
+        }
+        ts_buf_append_char(line, (char)ch);
+    }
+    while (line->len && line->data[line->len - 1] == '\r') line->len--;
+    return any;
+}
+
+/* Reads to the end of the line (or of the input). */
+static void skip_line(void) {
+    int ch;
+    while ((ch = getc_unlocked(stdin)) != EOF && ch != '\n') {
+    }
+}
+
 /* The resume op's world calls: one line out on stdout, one reply line back on stdin. */
 static bool stdio_exchange(void *context, const char *line, size_t len, ts_buf *reply) {
     (void)context;
     if (fwrite(line, 1, len, stdout) != len || fputc('\n', stdout) == EOF || fflush(stdout) != 0) return false;
-    char *text = NULL;
-    size_t cap = 0;
-    ssize_t n = getline(&text, &cap, stdin);
-    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r')) n--;
-    if (n >= 0) ts_buf_append(reply, text, (size_t)n);
-    free(text);
-    return n >= 0 && !reply->failed;
+    bool too_long;
+    return read_line(reply, &too_long) && !too_long && !reply->failed;
 }
 
 int ts_cli_testee(int argc, char **argv) {
@@ -72,21 +96,24 @@ int ts_cli_testee(int argc, char **argv) {
     config.store = store;
     config.synchronous = (int)synchronous;
     config.deferred = &deferred;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    ts_buf answer;
+    ts_buf line, answer;
+    ts_buf_init(&line);
     ts_buf_init(&answer);
-    while ((n = getline(&line, &cap, stdin)) >= 0) {
-        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) n--;
-        if (n == 0) continue;
+    bool too_long;
+    while (read_line(&line, &too_long)) {
+        if (!line.len && !too_long) continue;
         ts_buf_reset(&answer);
-        ts_testee_answer(&config, line, (size_t)n, &answer);
+        if (too_long) /* no id can be read from it: answered as such, and the next line is read */
+            ts_buf_appendf(&answer, "{\"id\":null,\"error\":\"a request line longer than %zu bytes\"}",
+                           (size_t)TS_CLI_MAX_INPUT_DEFAULT);
+        else
+            ts_testee_answer(&config, line.data, line.len, &answer);
         ts_buf_append_char(&answer, '\n');
         if (answer.failed || fwrite(answer.data, 1, answer.len, stdout) != answer.len || fflush(stdout) != 0) break;
+        if (too_long) skip_line();
         ts_testee_after_answer(&config);
     }
-    free(line);
+    ts_buf_free(&line);
     ts_buf_free(&answer);
     ts_buf_free(&deferred.signal);
     return TS_EXIT_OK;

@@ -447,8 +447,24 @@ static bool first_read(sqlite_store *s, ts_error *err) {
     return write_end_unchanged(s, s->open_op, err);
 }
 
+/* Connects for reading and reads the mirror; when a writer came while the file was read as
+ * immutable, reads it again, with the writer. */
+static bool open_reader(sqlite_store *s, const char *path, const ts_sqlite_options *o, struct stat *st, ts_error *err) {
+    bool immutable = true;
+    s->mirror_stale = true;
+    bool ok = ts_sqlite_open_read_only(s, path, o, st, &immutable, err) && ts_sqlite_same_file(s, path, st, err) &&
+              first_read(s, err);
+    if (ok && immutable && !ts_sqlite_unchanged_since(path, st)) { /* a writer came meanwhile: read again, with it */
+        ts_sqlite_close_database(s);
+        s->mirror_stale = true;
+        immutable = false;
+        ok = ts_sqlite_open_read_only(s, path, o, st, &immutable, err) && first_read(s, err);
+    }
+    return ok;
+}
+
 ts_store *ts_sqlite_store_open(const char *path, const ts_sqlite_options *options, ts_error *err) {
-    static const ts_sqlite_options defaults = {TS_SQLITE_SYNC_FULL, NULL, 0, false, TS_SQLITE_SHARED, NULL, NULL};
+    static const ts_sqlite_options defaults = {TS_SQLITE_SYNC_FULL, NULL, 0, false, TS_SQLITE_SHARED, NULL, NULL, 0, 0};
     const ts_sqlite_options *o = options ? options : &defaults;
     if (o->synchronous != TS_SQLITE_SYNC_FULL && o->synchronous != TS_SQLITE_SYNC_NORMAL &&
         o->synchronous != TS_SQLITE_SYNC_OFF) {
@@ -478,13 +494,23 @@ ts_store *ts_sqlite_store_open(const char *path, const ts_sqlite_options *option
     struct stat st;
     bool ok = ts_sqlite_open_file(s, path, o, &st, err);
     if (ok && s->read_only) {
-        bool immutable = true;
-        ok = ts_sqlite_open_read_only(s, path, o, &st, &immutable, err) && ts_sqlite_same_file(s, path, &st, err) && first_read(s, err);
-        if (ok && immutable && !ts_sqlite_unchanged_since(path, &st)) { /* a writer came meanwhile: read again, with it */
+        ok = open_reader(s, path, o, &st, err);
+        /* An empty journal that a run owns is being created: look again, within the bound. */
+        for (long tries = (long)(o->creation_wait_seconds / 0.02); !ok && s->empty_file && tries > 0; tries--) {
+            if (ts_sqlite_lock_owner(&st) <= 0) break;
+            ts_sqlite_pause(0.02);
             ts_sqlite_close_database(s);
-            s->mirror_stale = true;
-            immutable = false;
-            ok = ts_sqlite_open_read_only(s, path, o, &st, &immutable, err) && first_read(s, err);
+            close(s->fd);
+            s->fd = -1;
+            s->empty_file = false;
+            ts_error_clear(err);
+            ok = ts_sqlite_open_file(s, path, o, &st, err) && open_reader(s, path, o, &st, err);
+        }
+        int owner = !ok && s->empty_file ? ts_sqlite_lock_owner(&st) : 0;
+        if (owner > 0) {
+            char message[sizeof err->message];
+            snprintf(message, sizeof message, "%s", err->message);
+            ts_error_set(err, "%s (a run, pid %d, owns it: it is being created; read it again later)", message, owner);
         }
     } else if (ok) {
         ok = ts_sqlite_open_read_write(s, path, o, err) && ts_sqlite_same_file(s, path, &st, err) && first_read(s, err);

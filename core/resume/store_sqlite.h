@@ -37,6 +37,8 @@
 #ifndef TURNSTILE_CORE_STORE_SQLITE_H
 #define TURNSTILE_CORE_STORE_SQLITE_H
 
+#include <sys/stat.h>
+
 #include "core/json/error.h"
 #include "core/resume/store.h"
 
@@ -83,7 +85,19 @@ typedef struct ts_sqlite_options {
     /* OWNER_WAIT: called once, before waiting, when another process holds the lock. */
     void (*on_wait)(void *context, const char *path);
     void *on_wait_context;
+    /* OWNER_WAIT: give up after this many seconds, with an error naming the owner's pid (and
+     * whether it is stopped); 0: wait as long as it takes. */
+    double owner_wait_seconds;
+    /* read_only: while the file is an empty journal (no bytes, or a database without tables)
+     * and another process owns it (a run is creating it), look again for up to this many
+     * seconds; 0: at once. Either way an empty journal is refused as "empty", never as "not a
+     * turnstile journal". */
+    double creation_wait_seconds;
 } ts_sqlite_options;
+
+/* The pid of the process holding the owner lock (an flock(2) write lock, /proc/locks) on the
+ * file st describes, or 0 when none is seen. */
+int ts_sqlite_lock_owner(const struct stat *st);
 
 /* Opens the journal database at path (creating it when absent, unless read_only); options
  * NULL means the defaults. A path that exists must be a regular file (or a symlink to one):
@@ -92,7 +106,8 @@ typedef struct ts_sqlite_options {
  * transaction. Loads the mirror, checking every row (store_sqlite_read.c: UTF-8, JSON, ids,
  * each task id against its key and its key against its input, the journal's invariants:
  * commit.h). Returns a new store (release with ts_store_close), or NULL with err set: the file
- * cannot be opened or locked, is not a regular file, is empty (read_only), is not a SQLite
+ * cannot be opened or locked (or its owner kept it past owner_wait_seconds), is not a regular
+ * file, is an empty journal (read_only: "an empty journal: ..."), is not a SQLite
  * database, is another application's, has a schema newer than this build ("journal schema
  * version 7 is newer than this turnstile (2)"), cannot use WAL, or a row is damaged (the error
  * names it: "load: tasks row 7: ..."). */

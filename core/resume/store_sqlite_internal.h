@@ -78,6 +78,7 @@ typedef struct sqlite_store {
     ts_buf text3;           /* scratch: a checkpoint's state */
     ts_arena scratch;       /* scratch: values parsed back before they are checked */
     char open_op[200];      /* "open PATH": how errors while opening name the operation */
+    bool empty_file;        /* read_only open: the file held no journal yet (no bytes or no tables) */
 } sqlite_store;
 
 /* Fills err with "OP: WHAT: SQLite's message (SQLite error CODE)"; returns false. */
@@ -117,6 +118,8 @@ bool ts_sqlite_open_read_write(sqlite_store *s, const char *path, const ts_sqlit
  * file as immutable; out: whether it does. */
 bool ts_sqlite_open_read_only(sqlite_store *s, const char *path, const ts_sqlite_options *o, const struct stat *before,
                               bool *immutable, ts_error *err);
+/* Sleeps `seconds` (interrupted sleeps go on). */
+void ts_sqlite_pause(double seconds);
 /* The file is as it was at `before` and no -wal has appeared next to it. */
 bool ts_sqlite_unchanged_since(const char *path, const struct stat *before);
 void ts_sqlite_finalize_statements(sqlite_store *s);

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/resume/store_sqlite_internal.h"
@@ -35,6 +37,78 @@ void ts_sqlite_close_database(sqlite_store *s) {
 static const char *file_type_name(mode_t mode) {
     return S_ISDIR(mode) ? "a directory" : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device"
            : S_ISFIFO(mode) ? "a FIFO" : S_ISSOCK(mode) ? "a socket" : "not a regular file";
+}
+
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void ts_sqlite_pause(double seconds) {
+    struct timespec pause = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
+    }
+}
+
+int ts_sqlite_lock_owner(const struct stat *st) {
+    FILE *locks = fopen("/proc/locks", "r");
+    if (!locks) return 0;
+    char line[256];
+    int owner = 0;
+    while (!owner && fgets(line, sizeof line, locks)) { /* "1: FLOCK  ADVISORY  WRITE 1234 fe:00:11657397 0 EOF" */
+        char type[16], mode[16], access[16];
+        int pid;
+        unsigned dev_major, dev_minor;
+        unsigned long long inode;
+        if (strstr(line, "->")) continue; /* a process waiting for the lock, not holding it */
+        if (sscanf(line, "%*d: %15s %15s %15s %d %x:%x:%llu", type, mode, access, &pid, &dev_major, &dev_minor, &inode) == 7 &&
+            strcmp(type, "FLOCK") == 0 && strcmp(access, "WRITE") == 0 && dev_major == major(st->st_dev) &&
+            dev_minor == minor(st->st_dev) && inode == (unsigned long long)st->st_ino)
+            owner = pid;
+    }
+    fclose(locks);
+    return owner;
+}
+
+/* " (pid N, stopped)" for the owner of the file st describes, into out ("" when unseen). */
+static void describe_owner(const struct stat *st, char *out, size_t size) {
+    int pid = ts_sqlite_lock_owner(st);
+    out[0] = '\0';
+    if (pid <= 0) return;
+    char path[64], stat_line[512], state = '?';
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        size_t n = fread(stat_line, 1, sizeof stat_line - 1, f);
+        stat_line[n] = '\0';
+        const char *close_paren = strrchr(stat_line, ')');
+        if (close_paren && close_paren[1] == ' ') state = close_paren[2];
+        fclose(f);
+    }
+    snprintf(out, size, " (pid %d%s)", pid, state == 'T' || state == 't' ? ", stopped" : "");
+}
+
+/* The owner lock within `seconds`, trying again with a growing pause; past them an error that
+ * names the owner. */
+static bool wait_for_owner(sqlite_store *s, const struct stat *st, double seconds, ts_error *err) {
+    double deadline = now_seconds() + seconds, pause = 0.001;
+    for (;;) {
+        if (flock(s->fd, LOCK_EX | LOCK_NB) == 0) return true;
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            ts_error_set(err, "%s: cannot lock the journal: %s", s->open_op, strerror(errno));
+            return false;
+        }
+        double left = deadline - now_seconds();
+        if (left <= 0) break;
+        ts_sqlite_pause(pause < left ? pause : left);
+        if (pause < 0.05) pause *= 2;
+    }
+    char owner[80];
+    describe_owner(st, owner, sizeof owner);
+    ts_error_set(err, "%s: another process%s still owns this journal after %.3g s of waiting; nothing was read or "
+                      "written (wait longer: --wait-owner SECONDS)", s->open_op, owner, seconds);
+    return false;
 }
 
 /* Opens the file itself, before SQLite does: a journal is a regular file (a symlink to one is
@@ -72,6 +146,7 @@ bool ts_sqlite_open_file(sqlite_store *s, const char *path, const ts_sqlite_opti
         return false;
     }
     if (o->on_wait) o->on_wait(o->on_wait_context, path);
+    if (o->owner_wait_seconds > 0) return wait_for_owner(s, st, o->owner_wait_seconds, err);
     int rc;
     while ((rc = flock(s->fd, LOCK_EX)) != 0 && errno == EINTR) {
     }
@@ -185,7 +260,8 @@ bool ts_sqlite_open_read_write(sqlite_store *s, const char *path, const ts_sqlit
  * again after the read, and read the ordinary way if it changed meanwhile. */
 bool ts_sqlite_open_read_only(sqlite_store *s, const char *path, const ts_sqlite_options *o, const struct stat *before,
                            bool *immutable, ts_error *err) {
-    if (before->st_size == 0) {
+    s->empty_file = before->st_size == 0;
+    if (s->empty_file) {
         ts_error_set(err, "%s: an empty file: no journal has been written to it yet", s->open_op);
         return false;
     }
@@ -194,7 +270,9 @@ bool ts_sqlite_open_read_only(sqlite_store *s, const char *path, const ts_sqlite
     int flags = SQLITE_OPEN_READONLY | (*immutable ? SQLITE_OPEN_URI : 0);
     if (!connect_db(s, *immutable ? uri : path, flags, o, err)) return false;
     file_kind kind = ts_sqlite_classify(s, err);
-    if (kind == FILE_EMPTY) ts_error_set(err, "%s: not a turnstile journal: a database without tables", s->open_op);
+    s->empty_file = kind == FILE_EMPTY; /* a run creating it has switched to WAL, its schema not yet committed */
+    if (s->empty_file) ts_error_set(err, "%s: an empty journal: a database without tables; no journal has been written to "
+                                         "it yet", s->open_op);
     return kind == FILE_TURNSTILE && ts_sqlite_prepare(s, err);
 }
 

@@ -12,9 +12,16 @@
 #     failure: exit status 3, in a few starts, with its stderr;
 #   * the certifier killed by SIGTERM, SIGHUP, SIGINT (to its process group, as Ctrl-C does),
 #     SIGKILL (to it, and to its process group as a CI timeout does), SIGSEGV (a crash), and
-#     its testee's supervisor killed: nothing it started survives.
+#     its testee's supervisor killed: nothing it started survives;
+#   * resume testees (issue 20) that build a directory chain 1950 deep in their store, flood or
+#     trickle commit notices, write into their store after the case, answer a read with 40,000
+#     messages: each bound is the case's own harness outcome, no store is left in $TMPDIR (also
+#     when the certifier is killed by SIGTERM, SIGHUP or SIGINT mid-case), nothing hangs;
+#   * a hello name with terminal escapes reaches no report raw; reports and lists are never
+#     truncated by a run that is killed or whose testee cannot start.
 set -u
-TURNSTILE=$(realpath "${1:?usage: hostile_test.sh TURNSTILE}")
+TURNSTILE=$(realpath "${1:?usage: hostile_test.sh TURNSTILE [merge|resume]}")
+PART=${2:-all} # merge: the testees of merge cases and the certifier killed; resume: issue 20's
 HOSTILE=$(realpath conformance/certifier/hostile/hostile_testee.py)
 export TURNSTILE_SUITE=conformance/cases
 unset XML_OUTPUT_FILE
@@ -96,6 +103,7 @@ PY
 }
 
 T=Merge.I2.call_result_assistant    # the target: third of the ten
+if [ "$PART" != resume ]; then
 NEXT=Merge.I2.timestamps_go_backwards # sent after it
 PREV=Merge.I2.mixed_untimestamped_keep_order # sent after it in the reverse (D1) pass
 LAST=Merge.I2.gen_ts_untimed_05
@@ -221,6 +229,136 @@ python3 -c "
 import json, sys; r = json.load(open('$TMP/r.json')); c = {c['id']: c for c in r['cases']}['$T']
 sys.exit(0 if (c['verdict'], c['outcome']) == ('error', 'crashed') else 1)" && [ "$status" -eq 1 ] && none_left && ok \
     || fail "exit $status; $(tail -3 "$TMP/out")"
+
+fi # merge
+if [ "$PART" != merge ]; then
+
+# ---- resume testees (issue 20): bounds on what a testee controls, stores removed ----------------
+RESUME_TARGET=Resume.U2.three_simple_turns
+RESUME_OTHER=Resume.U2.turn_with_two_tools
+# run_resume MODE [certify options...]: the two resume cases, the hostile mode on the first; a
+# TMPDIR of its own (checked for stores left behind); sets $status, $elapsed and $TMP/r.json.
+run_resume() {
+    local mode=$1 start
+    shift
+    rm -rf "$TMP/r.json" "$TMP/tmpdir"
+    mkdir "$TMP/tmpdir"
+    start=$(date +%s%N)
+    env "$MARK=1" TMPDIR="$TMP/tmpdir" "$TURNSTILE" certify --cases "$RESUME_TARGET,$RESUME_OTHER" --report-json "$TMP/r.json" \
+        "$@" -- python3 "$HOSTILE" "$TURNSTILE" "$mode" "$RESUME_TARGET" >"$TMP/out" 2>"$TMP/err"
+    status=$?
+    elapsed=$((($(date +%s%N) - start) / 1000000000))
+}
+# resume_verdict EXIT VERDICT OUTCOME DETAIL: the target case ends so, the other passes.
+resume_verdict() {
+    python3 - "$TMP/r.json" "$status" "$@" "$RESUME_TARGET" "$RESUME_OTHER" <<'PY' || { fail "see above"; tail -5 "$TMP/err" >&2; }
+import json, sys
+report, status, want_status, verdict, outcome, detail, target, other = sys.argv[1:]
+r = {c["id"]: c for c in json.load(open(report))["cases"]}
+problems = []
+if status != want_status:
+    problems.append("exit status %s, not %s" % (status, want_status))
+c = r[target]
+if (c["verdict"], c["outcome"]) != (verdict, outcome) or detail not in c.get("detail", ""):
+    problems.append("%s: %s %s %r, not %s %s %r" % (target, c["verdict"], c["outcome"], c.get("detail"), verdict, outcome, detail))
+if r[other]["verdict"] != "pass":
+    problems.append("%s: %s %s" % (other, r[other]["verdict"], r[other].get("detail")))
+for p in problems:
+    print("  " + p, file=sys.stderr)
+sys.exit(1 if problems else 0)
+PY
+}
+no_store_left() {
+    local left
+    left=$(find "$TMP/tmpdir" -mindepth 1 -maxdepth 1 -name 'turnstile-resume-*' 2>/dev/null)
+    [ -z "$left" ] || { fail "stores left in \$TMPDIR: $left"; rm -rf "$TMP/tmpdir"; mkdir "$TMP/tmpdir"; return 1; }
+}
+
+name=resume_store_chain_1950_deep
+run_resume deep-store --kill-points 2
+resume_verdict 1 error store-limit "deeper than 64 levels" && none_left && ok
+grep -q "stores were left in $TMP/tmpdir/turnstile-resume-" "$TMP/out" || fail "the store left is not named: $(grep -m1 ERROR "$TMP/out")"
+[ "$(find "$TMP/tmpdir" -mindepth 1 -maxdepth 1 -name 'turnstile-resume-*' | wc -l)" -eq 1 ] || fail "not exactly the one store left"
+rm -rf "$TMP/tmpdir"
+name=resume_commit_notices_without_end
+run_resume commit-flood --kill-points 2
+resume_verdict 1 error point-limit "more than 1000 world calls and commit notices during one action" && none_left && no_store_left && ok
+[ "$elapsed" -lt 60 ] || fail "took ${elapsed}s"
+name=resume_commit_notices_lower_cap
+run_resume commit-flood --kill-points 2 --max-points-per-action 50
+resume_verdict 1 error point-limit "more than 50 world calls" && none_left && no_store_left && ok
+name=resume_commit_notices_trickle_case_timeout
+run_resume commit-trickle --kill-points 2 --case-timeout 4
+resume_verdict 1 error case-timeout "deadline" && none_left && no_store_left && ok
+[ "$elapsed" -lt 40 ] || fail "took ${elapsed}s: the case deadline did not end it"
+grep -qE '^ERROR +Resume.U2.three_simple_turns +case-timeout: ' "$TMP/out" || fail "no case-timeout line in the text report"
+name=resume_writes_after_the_case
+run_resume write-after-cleanup --kill-points 1
+resume_verdict 0 pass answered "" && none_left && no_store_left && ok
+name=resume_read_of_40000_messages
+run_resume long-read --kill-points 1
+resume_verdict 1 fail answered "" && none_left && no_store_left && ok
+[ "$elapsed" -lt 120 ] || fail "took ${elapsed}s"
+grep -q 'U3\|U2' "$TMP/out" || fail "no finding on the read: $(grep -A2 FAIL "$TMP/out" | head -3)"
+
+# The certifier killed while a resume case is in flight (its testee hangs, a writer it started
+# keeps writing into the store): no store is left, nor any process.
+kill_certifier_in_resume() { # SIGNAL
+    local pid
+    rm -rf "$TMP/tmpdir"
+    mkdir "$TMP/tmpdir"
+    set -m
+    env "$MARK=1" TMPDIR="$TMP/tmpdir" "$TURNSTILE" certify --timeout 60 --cases "$RESUME_TARGET" \
+        -- python3 "$HOSTILE" "$TURNSTILE" hang-resume "$RESUME_TARGET" >"$TMP/out" 2>&1 &
+    pid=$!
+    set +m
+    for _ in $(seq 100); do # until the writer has written
+        [ -n "$(find "$TMP/tmpdir" -name late 2>/dev/null)" ] && break
+        sleep 0.1
+    done
+    kill -s "$1" "$pid"
+    wait "$pid"
+    status=$?
+    [ "$status" -eq $((128 + $(kill -l "$1"))) ] || fail "exit status $status"
+    none_left 5 && no_store_left && ok
+}
+name=resume_certifier_sigterm_removes_stores; kill_certifier_in_resume TERM
+name=resume_certifier_sighup_removes_stores; kill_certifier_in_resume HUP
+name=resume_certifier_sigint_removes_stores; kill_certifier_in_resume INT
+
+# ---- what the testee says reaches no terminal raw; outputs never truncated -------------------------
+name=hello_with_terminal_escapes
+rm -f "$TMP/list.new"
+run_hostile escape-hello "$T" --junit "$TMP/r.xml" --write-expected-failures "$TMP/list.new"
+before=$failed
+verdicts 0
+if grep -qaP '\x1b|\x07' "$TMP/out" "$TMP/err"; then fail "a terminal escape reached the text report"; fi
+grep -qF 'evil\x1b]0;owned\x07' "$TMP/out" || fail "the name is not shown escaped: $(head -1 "$TMP/out" | cat -v)"
+python3 -c "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])" "$TMP/r.xml" || fail "the JUnit report is not XML"
+[ "$(grep -c . "$TMP/list.new")" -eq 2 ] && ! grep -q '^Merge' "$TMP/list.new" || fail "the name broke the list's comment: $(cat -v "$TMP/list.new")"
+[ "$failed" -eq "$before" ] && ok
+
+# A certifier killed mid-run, or whose testee cannot start, leaves every output as it was.
+name=outputs_survive_a_killed_run
+for f in r.json r.xml list; do printf 'OLD %s\n' "$f" >"$TMP/keep.$f"; done
+env "$MARK=1" "$TURNSTILE" certify --timeout 60 --cases 'Merge.I2.*' --report-json "$TMP/keep.r.json" --junit "$TMP/keep.r.xml" \
+    --write-expected-failures "$TMP/keep.list" -- python3 "$HOSTILE" "$TURNSTILE" hang "$T" >"$TMP/out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do marked | grep -q ':python3 ' && break; sleep 0.1; done
+sleep 2 # the third case (the hang) is in flight
+kill -TERM "$pid"
+wait "$pid"
+for f in r.json r.xml list; do [ "$(cat "$TMP/keep.$f")" = "OLD $f" ] || fail "$f: $(head -c 100 "$TMP/keep.$f")"; done
+[ -z "$(find "$TMP" -maxdepth 1 -name '.keep.*')" ] || fail "temporary files left: $(ls -a "$TMP")"
+none_left 5 && ok
+name=outputs_survive_a_testee_that_cannot_start
+env "$MARK=1" "$TURNSTILE" certify --report-json "$TMP/keep.r.json" --junit "$TMP/keep.r.xml" \
+    --write-expected-failures "$TMP/keep.list" -- /no/such/testee >"$TMP/out" 2>&1
+status=$?
+for f in r.json r.xml list; do [ "$(cat "$TMP/keep.$f")" = "OLD $f" ] || fail "$f: $(head -c 100 "$TMP/keep.$f")"; done
+[ "$status" -eq 3 ] && [ -z "$(find "$TMP" -maxdepth 1 -name '.keep.*')" ] && ok || fail "exit $status"
+
+fi # resume
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

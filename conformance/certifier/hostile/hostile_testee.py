@@ -22,6 +22,19 @@ Modes (TARGET is the case the misbehaviour happens on; "*" or absent: the first 
   flood-stderr      writes 50 MB to stderr on TARGET, then answers correctly
   huge-line         writes a 100 MB line (no newline until its end) on TARGET
   fork-and-hang     on TARGET starts a child in its own process group, then hangs
+  escape-hello      answers hello with a name and version holding terminal escapes, a newline
+                    and U+FFFF (not allowed in XML)
+
+Resume cases (the op's world calls are relayed between the certifier and the reference; the
+misbehaviour happens in TARGET's first action, in every run of it):
+  deep-store        builds a directory chain 1950 levels deep in the store, then goes on
+  commit-flood      writes commit notices without end (reading each acknowledgement)
+  commit-trickle    writes a commit notice every 0.2 s without end
+  hang-resume       hangs (after starting a writer, as write-after-cleanup does)
+  write-after-cleanup  starts a process in a session of its own that keeps writing into the
+                    store for 4 s (recreating it), then goes on
+  long-read         answers every read of TARGET with 40,000 user messages, each with its own
+                    text and messageId
 
 Every process it starts keeps the environment (the test finds them by a marker in it).
 """
@@ -77,18 +90,99 @@ def answer(text):
     out.flush()
 
 
+def converse(line):
+    """A resume action: relays the reference's world calls and the certifier's replies until its answer."""
+    reference.stdin.write(line + "\n")
+    reference.stdin.flush()
+    while True:
+        said = reference.stdout.readline().rstrip("\n")
+        answer(said)
+        message = json.loads(said)
+        if "call" not in message and "commit" not in message:
+            return
+        reference.stdin.write(sys.stdin.readline())
+        reference.stdin.flush()
+
+
+def deep_chain(store, depth):
+    fd = os.open(store, os.O_RDONLY)
+    for _ in range(depth):
+        try:
+            os.mkdir("d", dir_fd=fd)
+        except FileExistsError:
+            pass
+        child = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = child
+    os.close(fd)
+
+
+def start_writer(store):
+    """A process in a session of its own that keeps writing into the store (recreating it) for 4 s."""
+    code = ("import os, sys, time\n"
+            "end = time.time() + 4\n"
+            "while time.time() < end:\n"
+            "    try:\n"
+            "        os.makedirs(sys.argv[1], exist_ok=True)\n"
+            "        open(os.path.join(sys.argv[1], 'late'), 'w').write('x')\n"
+            "    except OSError:\n"
+            "        pass\n"
+            "    time.sleep(0.02)\n")
+    subprocess.Popen([sys.executable, "-c", code, store], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+def misbehave_resume(request, line):
+    """TARGET's resume actions; True when the action was handled here."""
+    case, action = request["id"], request["action"]
+    if "long-read" in modes and "read" in action:
+        messages = [{"role": "user", "messageId": "m%d" % i, "contents": [{"$type": "text", "text": "t%d" % i}]}
+                    for i in range(40000)]
+        answer(json.dumps({"id": case, "status": "idle", "messages": messages}))
+        return True
+    if "user" not in action or os.path.exists(os.path.join(request["store"], ".hostile-done")):
+        return False
+    open(os.path.join(request["store"], ".hostile-done"), "w").close()
+    if "deep-store" in modes:
+        deep_chain(request["store"], 1950)
+    elif modes & {"write-after-cleanup", "hang-resume"}:
+        start_writer(request["store"])
+        if "hang-resume" in modes:
+            sleep_forever()
+    elif modes & {"commit-flood", "commit-trickle"}:
+        while True:
+            answer(json.dumps({"id": case, "commit": "before", "what": "hostile"}))
+            if not sys.stdin.readline():
+                sys.exit(0)
+            if "commit-trickle" in modes:
+                time.sleep(0.2)
+    return False
+
+
 first_case = True
-for line in sys.stdin:
+while True:
+    line = sys.stdin.readline()
+    if not line:
+        break
     line = line.rstrip("\n")
     if not line:
         continue
     request = json.loads(line)
     case = request["id"]
     if case == "$hello":
+        if "escape-hello" in modes:
+            hello = {"name": "evil\x1b]0;owned\x07\x1b[2J\nMerge.I1.single_id_preserved I1\uffff", "version": "1\x1b[31m",
+                     "ops": ["merge", "host", "resume"]}
+            answer(json.dumps({"id": case, "hello": hello}))
+            continue
         answer(forward(line))
         if "hello-twice" in modes:
             time.sleep(0.3)
             answer(forward(line))
+        continue
+    if request.get("op") == "resume":
+        if case != target or not misbehave_resume(request, line):
+            converse(line)
         continue
     hit = case == target if target else first_case
     first_case = False

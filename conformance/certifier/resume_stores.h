@@ -1,0 +1,31 @@
+/* resume_stores.h — the store directories of one resume case (conformance/PROTOCOL.md `resume`).
+ *
+ * Owns: a scratch directory under $TMPDIR (turnstile-resume-XXXXXX) holding one store directory
+ * per run of the case. It is registered to be removed at any end of the certifier (supervise.h:
+ * after every testee tree is gone), and removed at the end of the case only once the testee is
+ * stopped and its whole process tree gone, since anything it started may still be writing
+ * there; within remove_tree.h's bounds, a bound reached being the case's "store-limit".
+ */
+#ifndef TURNSTILE_CONFORMANCE_CERTIFIER_RESUME_STORES_H
+#define TURNSTILE_CONFORMANCE_CERTIFIER_RESUME_STORES_H
+
+#include <stdbool.h>
+
+#include "conformance/certifier/run.h"
+#include "conformance/certifier/testee.h"
+
+typedef struct ts_resume_stores {
+    char dir[256]; /* the scratch directory (a $TMPDIR longer than 200 bytes is not used: /tmp) */
+    bool made;
+} ts_resume_stores;
+
+/* Makes the scratch directory; false (errno set) when it cannot. */
+bool ts_resume_stores_make(ts_resume_stores *s);
+
+/* Stops the testee as a clean restart does (stdin closed, 2 s, then a kill; its tree cleared),
+ * then removes the scratch directory. When a bound stops the removal, r becomes the case's error
+ * "store-limit" naming the directory left (or, when r is an error already, its detail says so).
+ * Accepts stores never made. */
+void ts_resume_stores_remove(ts_resume_stores *s, ts_testee *testee, ts_case_result *r);
+
+#endif
