@@ -58,12 +58,16 @@ char *ts_suite_read_file(const char *path, size_t *len) {
     char chunk[65536];
     size_t n;
     bool too_large = false;
+    int read_errno = 0;
+    errno = 0;
     while (!too_large && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
         too_large = buf.len + n > TS_SUITE_MAX_FILE_BYTES; /* /dev/zero, a FIFO that never ends */
         if (!too_large) ts_buf_append(&buf, chunk, n);
+        errno = 0;
     }
+    read_errno = errno; /* fread's own reason (EISDIR for a directory), kept before fclose */
     bool failed = too_large || ferror(f) || buf.failed;
-    int error = too_large ? EFBIG : ferror(f) ? EIO : ENOMEM;
+    int error = too_large ? EFBIG : ferror(f) ? (read_errno ? read_errno : EIO) : ENOMEM;
     fclose(f);
     if (failed) {
         ts_buf_free(&buf);

@@ -347,7 +347,8 @@ static void run_command(char *const argv[], char *const envp[], const sigset_t *
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != supervisor) _exit(127);
     setpgid(0, 0); /* its own process group: one kill reaches all it starts */
-    for (int fd = FD_REPORT; fd < SUPERVISOR_FDS; fd++) close(fd);
+    close(FD_REPORT); /* and, traced, the trace and arming descriptors (untraced, those numbers are free) */
+    if (traced) close(FD_TRACE), close(FD_CONTROL);
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
