@@ -171,7 +171,7 @@ static bool conversation_form(run_judge *j, const ts_item *items, const ts_item_
         case TS_ITEM_KEY_ASSISTANT: ts_buf_appendf(&j->final_form, "assistant message %zu\n", e->key.index); break;
         default:
             ts_item_describe(e->item, text, sizeof text);
-            ts_buf_appendf(&j->final_form, "an item after assistant message %zu that stands for none: %s\n", e->block, text);
+            ts_buf_appendf(&j->final_form, "%s (after %zu assistant messages; the scenario has no such item)\n", text, e->block);
         }
     }
     return !j->final_form.failed;
