@@ -424,7 +424,7 @@ struct ts_resume_judge {
     const char *case_rule;
     ts_arena arena;          /* X, and the baseline */
     ts_expected x;
-    ts_buf baseline;         /* the uninterrupted run's last read, ids and timestamps aside */
+    ts_buf baseline;         /* the uninterrupted run's last read, as U9 compares it (conversation_form) */
     bool has_baseline;
     size_t runs;
 };
