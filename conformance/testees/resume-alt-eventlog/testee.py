@@ -237,7 +237,8 @@ class Engine:
 def answer(req):
     op, case_id = req.get("op"), req.get("id")
     if op == "hello":
-        return {"id": case_id, "hello": {"name": "resume-alt-eventlog", "version": "1", "ops": ["resume"], "async": True}}
+        return {"id": case_id, "hello": {"name": "resume-alt-eventlog", "version": "1", "ops": ["resume"], "async": True,
+                                        "durability": "power-loss"}}
     if op != "resume":
         return {"id": case_id, "unsupported": True}
     pipe, action = Pipe(case_id), req["action"]

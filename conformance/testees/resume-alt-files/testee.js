@@ -229,7 +229,7 @@ class Engine {
 // ---- protocol plumbing ---------------------------------------------------------------------------
 async function answer(req) {
   const { op, id } = req;
-  if (op === "hello") return { id, hello: { name: "resume-alt-files", version: "1", ops: ["resume"], async: true } };
+  if (op === "hello") return { id, hello: { name: "resume-alt-files", version: "1", ops: ["resume"], async: true, durability: "power-loss" } };
   if (op !== "resume") return { id, unsupported: true };
   const engine = new Engine(id, req.store, req.tools || []), action = req.action || {};
   if ("user" in action) return { id, status: await engine.user(action.user) };
