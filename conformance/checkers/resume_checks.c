@@ -45,7 +45,7 @@ typedef struct run_judge {
     char action[160];          /* the last action sent, for findings */
     ts_str recover_status;
     size_t final_assistants;
-    ts_buf final_form;         /* the last read's conversation, ids and timestamps aside */
+    ts_buf final_form;         /* the last read's conversation as U9 compares it (conversation_form) */
     char kill_what[160];
     bool stopped;
 } run_judge;
@@ -106,7 +106,76 @@ static ts_item_key result_key_of(const ts_expected *x, ts_str call_id, long upto
     return (ts_item_key){TS_ITEM_KEY_NONE, 0, 0};
 }
 
+/* The model was asked for answer k (again): answer k is made again, and with it what the engine
+ * answers itself from it — the result of each of its calls to a tool the catalogue lacks, which
+ * is never invoked, so no tool call marks it made again. Nothing else: a result of a known tool
+ * is made again only by its own invocation or a re-sent `complete`. */
+static void made_answer(run_judge *j, size_t k, size_t event) {
+    made(j, (ts_item_key){TS_ITEM_KEY_ASSISTANT, k, 0}, event);
+    const ts_item *asker = &j->x->assistants[k];
+    for (size_t p = 0; p < asker->call_count; p++)
+        if (!ts_expected_tool(j->scenario, asker->calls[p].name)) made(j, (ts_item_key){TS_ITEM_KEY_RESULT, k + 1, p}, event);
+}
+
 /* ----------------------------------------------------------------- observations ---- */
+
+/* An item's place in a conversation's form (U9): its block, then users before results before the
+ * assistant item that closes the block, then X's order among them. */
+typedef struct form_entry {
+    size_t block, rank, index, position;
+    const ts_item *item;
+    ts_item_key key;
+} form_entry;
+
+static int form_entry_compare(const void *a, const void *b) {
+    const form_entry *x = a, *y = b;
+    if (x->block != y->block) return x->block < y->block ? -1 : 1;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    if (x->index != y->index) return x->index < y->index ? -1 : 1;
+    return x->position < y->position ? -1 : x->position > y->position;
+}
+
+/* The conversation's form, as crash equivalence (U9) compares it: the X items it holds, block by
+ * block, each block's user items in arrival order and its results in call order — so exactly the
+ * freedoms U2 and U3 grant are aside (a block's results in any order, its user messages anywhere
+ * in it, results in one message or several, a value as JSON or as text holding it, a failed
+ * tool's wording, ids and timestamps), and nothing else. An item that stands for no X item (a
+ * finding of its own) is kept by its description, in place. */
+static bool conversation_form(run_judge *j, const ts_item *items, const ts_item_key *keys, size_t count) {
+    form_entry *entries = ts_arena_calloc(j->arena, count + 1, sizeof *entries);
+    if (!entries) return false;
+    for (size_t i = 0, block = 0; i < count; i++) {
+        form_entry *e = &entries[i];
+        *e = (form_entry){block, 3, i, i, &items[i], keys[i]};
+        if (keys[i].kind == TS_ITEM_KEY_USER) e->rank = 0, e->index = keys[i].index;
+        else if (keys[i].kind == TS_ITEM_KEY_RESULT) e->rank = 1, e->index = keys[i].call;
+        else if (keys[i].kind == TS_ITEM_KEY_ASSISTANT) e->rank = 2, e->index = keys[i].index;
+        block += items[i].kind == TS_ITEM_ASSISTANT;
+    }
+    qsort(entries, count, sizeof *entries, form_entry_compare);
+    ts_buf_reset(&j->final_form);
+    for (size_t i = 0; i < count; i++) {
+        const form_entry *e = &entries[i];
+        char text[400];
+        ts_str call = e->key.kind == TS_ITEM_KEY_RESULT ? j->x->assistants[e->key.index - 1].calls[e->key.call].call_id
+                                                       : (ts_str){"", 0};
+        switch (e->key.kind) {
+        case TS_ITEM_KEY_USER:
+            ts_item_describe(e->item, text, sizeof text);
+            ts_buf_appendf(&j->final_form, "user message %zu (%s)\n", e->key.index, text);
+            break;
+        case TS_ITEM_KEY_RESULT:
+            ts_buf_appendf(&j->final_form, "the result of %.*s (assistant message %zu)\n", (int)(call.len > 60 ? 60 : call.len),
+                           call.ptr, e->key.index - 1);
+            break;
+        case TS_ITEM_KEY_ASSISTANT: ts_buf_appendf(&j->final_form, "assistant message %zu\n", e->key.index); break;
+        default:
+            ts_item_describe(e->item, text, sizeof text);
+            ts_buf_appendf(&j->final_form, "%s (after %zu assistant messages; the scenario has no such item)\n", text, e->block);
+        }
+    }
+    return !j->final_form.failed;
+}
 
 /* A conversation the testee showed (a model view or a read): judged against X, then sighted. */
 static bool observe_conversation(run_judge *j, const ts_json *messages, ts_match_mode mode, size_t event,
@@ -122,13 +191,8 @@ static bool observe_conversation(run_judge *j, const ts_json *messages, ts_match
     if (!keys || !ts_match_conversation(j->x, items, count, mode, where, keys, j->arena, j->f)) return false;
     for (size_t i = 0; i < count; i++) observe(j, &items[i], keys[i], event, where);
     if (assistants_out) *assistants_out = ts_count_assistants(items, count);
-    if (mode != TS_MATCH_VIEW) { /* the conversation's form, ids and timestamps aside (U9) */
-        ts_buf_reset(&j->final_form);
-        for (size_t i = 0; i < count; i++) {
-            char text[400];
-            ts_item_describe(&items[i], text, sizeof text);
-            ts_buf_appendf(&j->final_form, "%s\n", text);
-        }
+    if (mode != TS_MATCH_VIEW) {
+        if (!conversation_form(j, items, keys, count)) return false;
         j->final_assistants = ts_count_assistants(items, count);
         /* Which interrupted action took effect: its user message or its result is in. */
         if (j->judge_recover_status && j->interrupted >= 0) {
@@ -257,7 +321,7 @@ static void judge_events(run_judge *j, const ts_json *events, const char *case_r
             if (reply && reply->kind == TS_JSON_INT && reply->u.i > j->max_reply) j->max_reply = (long)reply->u.i;
             if (k < j->x->assistant_count) {
                 j->model_asks[k]++;
-                made(j, (ts_item_key){TS_ITEM_KEY_ASSISTANT, k, 0}, e);
+                made_answer(j, k, e);
             }
         } else if (ts_json_get(ev, "tool")) {
             snprintf(where, sizeof where, "the tool call at point %ld", p);
@@ -360,7 +424,7 @@ struct ts_resume_judge {
     const char *case_rule;
     ts_arena arena;          /* X, and the baseline */
     ts_expected x;
-    ts_buf baseline;         /* the uninterrupted run's last read, ids and timestamps aside */
+    ts_buf baseline;         /* the uninterrupted run's last read, as U9 compares it (conversation_form) */
     bool has_baseline;
     size_t runs;
 };
@@ -406,6 +470,28 @@ static void report_run(const run_judge *j, const ts_findings *local, ts_findings
     findings->suppressed += local->suppressed;
 }
 
+/* U9: the killed run's final conversation against the uninterrupted run's, form by form
+ * (conversation_form): the first item where they part, when they do. */
+static void report_difference(const ts_buf *baseline, const ts_buf *form, ts_findings *f) {
+    const char *a = baseline->data ? baseline->data : "", *b = form->data ? form->data : "";
+    size_t item = 0;
+    while (*a || *b) {
+        size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+        if (la != lb || memcmp(a, b, la) != 0) {
+            char here[220], there[220];
+            snprintf(here, sizeof here, "%.*s", (int)(lb > 200 ? 200 : lb), b);
+            snprintf(there, sizeof there, "%.*s", (int)(la > 200 ? 200 : la), a);
+            ts_findings_add(f, "U9", "the conversation differs from the uninterrupted run's: its item %zu (in the order "
+                            "compared: block by block, users, then results in call order) is %s where the "
+                            "uninterrupted run's is %s", item, lb ? here : "missing", la ? there : "missing");
+            return;
+        }
+        a += la + (a[la] != '\0');
+        b += lb + (b[lb] != '\0');
+        item++;
+    }
+}
+
 bool ts_resume_judge_run(ts_resume_judge *judge, const ts_json *run, ts_findings *findings) {
     const ts_json *events = ts_json_get(run, "events"), *kill = ts_json_get(run, "kill");
     size_t number = judge->runs++;
@@ -428,10 +514,8 @@ bool ts_resume_judge_run(ts_resume_judge *judge, const ts_json *run, ts_findings
             ts_buf_append(&judge->baseline, j.final_form.data ? j.final_form.data : "", j.final_form.len);
             judge->has_baseline = true;
         } else if (!j.stopped && judge->has_baseline && j.kill_point && !ts_findings_has(&local, "U2") &&
-                   !ts_findings_has(&local, "U3") &&
-                   (judge->baseline.len != j.final_form.len ||
-                    (j.final_form.len && memcmp(judge->baseline.data, j.final_form.data, j.final_form.len) != 0))) {
-            ts_findings_add(&local, "U9", "the conversation differs from the uninterrupted run's");
+                   !ts_findings_has(&local, "U3")) {
+            report_difference(&judge->baseline, &j.final_form, &local);
         }
         report_run(&j, &local, findings);
     }

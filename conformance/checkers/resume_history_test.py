@@ -8,7 +8,10 @@ them as other engines would behave and judges each edit again with `turnstile ch
     .NET writes it, results of one answer in another order or in one message, a user message
     that arrived while a call was pending placed before the results, no commit notices, a
     system message, results sent back as JSON text, a tool run again after a kill inside it;
-  * each rule must catch its own breach, and only that rule (U9 naming it after a kill).
+  * each rule must catch its own breach, and only that rule (U9 naming it after a kill);
+  * persist-at-end engines (histories recorded in testdata/resume/): the result of a tool missing
+    from the catalogue is made again with its answer, and a killed run may end in another order
+    the SPEC allows (issue 24); U9 still tells apart what is not the uninterrupted run's.
 
 usage: resume_history_test.py TURNSTILE
 """
@@ -33,10 +36,12 @@ def record(case, kill_points="none"):
 
 
 def judge(case, history, rule="U2"):
+    """case: a suite case's id, or the path of a scenario file."""
     path = os.path.join(TMP, "history.json")
     json.dump(history, open(path, "w"))
-    out = subprocess.run([TURNSTILE, "check", "--scenario", os.path.join(CASES, case + ".scenario.json"),
-                          "--history", path, "--rule", rule], capture_output=True, text=True)
+    scenario = case if case.endswith(".json") else os.path.join(CASES, case + ".scenario.json")
+    out = subprocess.run([TURNSTILE, "check", "--scenario", scenario, "--history", path, "--rule", rule],
+                         capture_output=True, text=True)
     rules = set()
     for line in out.stdout.splitlines():
         if line.startswith("["):
@@ -316,6 +321,147 @@ refused("history_first_run_killed", SIMPLE, h, "runs[0].kill: must be null")
 refused("history_of_another_case", SIMPLE, copy.deepcopy(two), "which is another action in the scenario")
 refused("history_named_for_another_case", SIMPLE, copy.deepcopy(simple), "the history of case " + SIMPLE,
         ["--case", TWO])
+
+# ------------------------------------------------- persist-at-end engines (issue 24) ----
+# Histories recorded from conformance/testees/resume-alt-files (persists at the end of each
+# action, so after a kill it redoes the whole turn and mints every message again), kept in
+# testdata because the certifier keeps only failing kill runs: these failed before the fixes.
+RECORDED = "conformance/checkers/testdata/resume"
+UNKNOWN = "Resume.U6.failing_and_unknown_tools"
+
+
+def recorded(name):
+    return json.load(open(os.path.join(RECORDED, name)))
+
+
+def ids_of_result(messages, call_id):
+    return [m.get("messageId") for m in messages for c in m["contents"] if c.get("callId") == call_id
+            and c.get("$type") == "functionResult"]
+
+
+# The result of a tool missing from the catalogue is answered by the engine itself, never invoked:
+# when the model is asked again for the answer that called it, the result is made again too, and
+# its new id is no change (it was a Required U9/U4 false alarm).
+pae = recorded("persist_at_end.failing_and_unknown_tools.kill3.history.json")
+killed = pae["runs"][1]
+assert killed["kill"] == 3, "the recorded history holds the kill at point 3"
+views = [e["model"] for e in killed["events"] if "model" in e]
+assert len(set(i for v in views for i in ids_of_result(v, "c2"))) == 2, "the recorded redo changed c2's result id"
+expect("persist_at_end_unknown_tool_result_made_again", UNKNOWN, pae, [])
+
+# ...but only then: the same history with the result's id changed again in the last read, after
+# the model was asked for the answer after it (which remakes nothing of the one before), is a U4.
+h = copy.deepcopy(pae)
+for m in final_read(h["runs"][1]):
+    if ids_of_result([m], "c2"):
+        m["messageId"] = "0000000000000000000000000000000000000000000000000000000000000c2c"
+expect("unknown_tool_result_id_changed_without_a_new_answer", UNKNOWN, h, ["U9"])
+got, out = judge(UNKNOWN, h)
+if "[U4] the read at the end: the messageId of result of c2" in out:
+    passed += 1
+else:
+    failed += 1
+    print("FAIL unknown_tool_result_names_U4: %s" % out[-800:], file=sys.stderr)
+# ...and in a run without a kill, where the model was asked once, any change is a U4.
+unknown = run0(record(UNKNOWN))
+h = copy.deepcopy(unknown)
+for m in final_read(h["runs"][0]):
+    if ids_of_result([m], "c2"):
+        m["messageId"] = "00000000-0000-4000-8000-0000000000c2"
+expect("U4_unknown_tool_result_id_changed", UNKNOWN, h, ["U4"])
+
+# U9 compares conversations up to the freedoms U2 and U3 grant, not byte for byte: a killed run
+# whose results come in another order than the uninterrupted run's (the recorded engine lists an
+# answer's results in id order, and its ids are content hashes that change from run to run).
+pae2 = recorded("persist_at_end.turn_with_two_tools.history.json")
+order = lambda run: [c["callId"] for m in final_read(run) for c in m["contents"] if c.get("$type") == "functionResult"]
+assert any(order(r) != order(pae2["runs"][0]) for r in pae2["runs"][1:]), "the recording has a kill run in another order"
+expect("persist_at_end_results_in_another_order_after_a_kill", TWO, pae2, ["U7"])
+
+
+def killed_copy(history, rewrite):
+    """The uninterrupted run, and beside it the same run killed at its last point (the reference's
+    commit notice after its last write, so the kill loses nothing): the testee restarted, recovered
+    (the action's answer becomes the recovery's), read, and read again at the end; that last read
+    rewritten by rewrite(messages)."""
+    r0 = history["runs"][0]
+    run = copy.deepcopy(r0)
+    ev = run["events"]
+    last = max(e["point"] for e in ev if "point" in e)
+    at = [k for k, e in enumerate(ev) if e.get("point") == last][0]
+    assert ev[at].get("commit") == "after" and "answer" in ev[at + 1], "the last point is a commit notice after a write"
+    run["kill"] = last
+    ev[at + 1:at + 1] = [{"killed": last}, {"restart": "kill"}, {"send": {"recover": True}}]
+    ev[-2:-2] = [{"send": {"read": True}}, copy.deepcopy(ev[-1])]
+    rewrite(final_read(run))
+    return {"runs": [r0, run]}
+
+
+def swap_tools(messages):
+    tools = [i for i, m in enumerate(messages) if m["role"] == "tool"]
+    messages[tools[0]], messages[tools[1]] = messages[tools[1]], messages[tools[0]]
+
+
+expect("killed_run_same_conversation", TWO, killed_copy(two, lambda m: None), [])
+expect("killed_run_results_in_another_order", TWO, killed_copy(two, swap_tools), [])
+
+
+def user_first(messages):  # the late user message before the result it arrived beside
+    roles = [m["role"] for m in messages]
+    k = roles.index("user", 1)
+    messages[k - 1], messages[k] = messages[k], messages[k - 1]
+
+
+expect("killed_run_user_message_elsewhere_in_its_block", PENDING, killed_copy(pending, user_first), [])
+
+
+def results_as_text(messages):
+    for m in messages:
+        for c in m["contents"]:
+            if c.get("$type") == "functionResult":
+                c["result"] = json.dumps(c["result"]) if not isinstance(c["result"], str) else "failed: " + c["result"]
+
+
+expect("killed_run_results_as_text_and_other_error_wording", UNKNOWN, killed_copy(unknown, results_as_text), [])
+
+# What U9 still tells apart: the same result twice (U5), and a conversation U2 alone would accept
+# that is not the uninterrupted run's — a result the uninterrupted run has, absent after the kill
+# (allowed at the end only for a call asked after one still pending: an engine running an answer's
+# calls one at a time never reaches it; one that runs them at once must not lose it to a kill).
+h = killed_copy(two, lambda m: m.append(copy.deepcopy([x for x in m if x["role"] == "tool"][0])))
+expect("killed_run_result_twice", TWO, h, ["U9"])
+scenario = os.path.join(TMP, "waits.scenario.json")
+json.dump({"executionId": "00000000-0000-4000-8000-0000000009a1", "input": "go",
+           "llm": [{"text": "on it", "toolCalls": [{"callId": "c1", "name": "fetch", "arguments": {}},
+                                                   {"callId": "c2", "name": "add", "arguments": {}}]}],
+           "tools": {"fetch": {"result": 1, "async": True}, "add": {"result": 5}}}, open(scenario, "w"))
+U = {"role": "user", "contents": [{"$type": "text", "text": "go"}]}
+A = {"role": "assistant", "contents": [{"$type": "text", "text": "on it"},
+                                       {"$type": "functionCall", "callId": "c1", "name": "fetch", "arguments": {}},
+                                       {"$type": "functionCall", "callId": "c2", "name": "add", "arguments": {}}]}
+R2 = {"role": "tool", "contents": [{"$type": "functionResult", "callId": "c2", "result": 5}]}
+ID = "00000000-0000-4000-8000-0000000009a1"
+TOOL = lambda c, n: {"name": n, "callId": c, "arguments": {}}
+r0 = {"kill": None, "events": [
+    {"send": {"user": "go"}, "of": 0, "attempt": 1}, {"point": 1, "model": [U], "reply": 0},
+    {"point": 2, "tool": TOOL("c1", "fetch"), "reply": {"pending": True}},
+    {"point": 3, "tool": TOOL("c2", "add"), "reply": {"result": 5}},
+    {"answer": {"status": "waiting"}}, {"send": {"read": True}},
+    {"answer": {"status": "waiting", "messages": [U, A, R2]}}]}
+r1 = {"kill": 2, "events": [
+    {"send": {"user": "go"}, "of": 0, "attempt": 1}, {"point": 1, "model": [U], "reply": 0},
+    {"point": 2, "tool": TOOL("c1", "fetch")}, {"killed": 2}, {"restart": "kill"}, {"send": {"recover": True}},
+    {"point": 3, "tool": TOOL("c1", "fetch"), "reply": {"pending": True}}, {"answer": {"status": "waiting"}},
+    {"send": {"read": True}}, {"answer": {"status": "waiting", "messages": [U, A]}},
+    {"send": {"read": True}}, {"answer": {"status": "waiting", "messages": [U, A]}}]}
+expect("synthetic_baseline_passes", scenario, {"runs": [r0]}, [])
+expect("killed_run_lost_a_result_the_uninterrupted_run_has", scenario, {"runs": [r0, r1]}, ["U9"])
+got, out = judge(scenario, {"runs": [r0, r1]})
+if "is missing where the uninterrupted run's is the result of c2" in out:
+    passed += 1
+else:
+    failed += 1
+    print("FAIL U9_names_the_missing_result: %s" % out[-800:], file=sys.stderr)
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# certify_resume_alternatives_test.sh — the resume checkers are right only when every valid engine
+# passes (issue 24). Certifies each resume engine written apart from the reference
+# (../resume-alt-eventlog in Python, ../resume-alt-files in Node.js) over every resume case with
+# every kill point, and requires of each: certify exits 0, every case is judged and passes (none
+# skipped: both engines suspend on a pending tool), every kill point of every case was run, and no
+# finding of a Required rule. U7 (at-least-once, Recommended) is allowed; for resume-alt-files,
+# which persists at the end of each action and so redoes a turn after a kill, it is required: a
+# sweep that never saw a tool run again did not kill where it says. Before that, the same judge is
+# shown to fail a broken engine (the reference's resume-restarts-loop mutant), so it can fail.
+#
+#   usage: certify_resume_alternatives_test.sh TURNSTILE EVENTLOG_TESTEE_PY FILES_TESTEE_JS
+set -u
+TURNSTILE=$(realpath "${1:?usage: certify_resume_alternatives_test.sh TURNSTILE EVENTLOG_PY FILES_JS}")
+EVENTLOG=$(realpath "$2")
+FILES=$(realpath "$3")
+export TURNSTILE_SUITE=conformance/cases
+unset XML_OUTPUT_FILE  # each certify run would overwrite this test's own XML
+PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+failed=0
+
+# judge REPORT STATUS NEED_AT_LEAST_ONCE: the assertions above, on a certify report.
+judge() {
+    python3 - "$@" <<'PY'
+import json, sys
+report, status, need_u7 = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3] == "yes"
+cases = [c for c in report["cases"] if c["id"].startswith("Resume.")]
+manifest = json.load(open("conformance/cases/resume/MANIFEST.json"))["cases"]
+problems = []
+if len(cases) != len(manifest) or len(cases) < 20:
+    problems.append("%d resume cases judged, the suite has %d" % (len(cases), len(manifest)))
+for c in cases:
+    required = [f for f in c.get("findings", []) if f["level"] == "Required"]
+    if c["verdict"] != "pass" or required:
+        problems.append("%s: %s %s" % (c["id"], c["verdict"], "; ".join(f["rule"] + " " + f["message"][:300] for f in required[:3])))
+    h = c.get("history") or {}
+    points = sum(1 for e in (h.get("runs") or [{}])[0].get("events", []) if "point" in e)
+    if h.get("killPoints") != points or points == 0:
+        problems.append("%s: %s of its %d kill points run" % (c["id"], h.get("killPoints"), points))
+u7 = sorted({c["id"] for c in cases for f in c.get("findings", []) if f["rule"] == "U7"})
+print("%d resume cases: %d passed; at-least-once (U7) in %d: %s; %.0f s" % (
+    len(cases), sum(c["verdict"] == "pass" for c in cases), len(u7), ", ".join(u7) or "none", report["summary"]["seconds"]))
+if need_u7 and not u7:
+    problems.append("no tool ran again after any kill: the sweep did not kill inside an action")
+if status != "0":
+    problems.append("certify exited " + status)
+for p in problems:
+    print("  " + p)
+sys.exit(1 if problems else 0)
+PY
+}
+
+certify() { # NAME NEED_AT_LEAST_ONCE COMMAND...
+    local name=$1 need=$2
+    shift 2
+    "$TURNSTILE" certify --cases 'Resume.*' --kill-points all --report-json "$TMP/$name.json" -- "$@" >"$TMP/$name.out" 2>&1
+    local status=$?
+    if [ -s "$TMP/$name.json" ] && judge "$TMP/$name.json" "$status" "$need"; then
+        echo "PASS $name"
+    else
+        echo "FAIL $name"
+        grep -B1 -A4 '^FAIL' "$TMP/$name.out" | head -40
+        tail -3 "$TMP/$name.out"
+        failed=$((failed + 1))
+    fi
+}
+
+# The judge can fail: a mutant that restarts its loop on resume is not passed, for its Required findings.
+"$TURNSTILE" certify --mutant resume-restarts-loop --cases 'Resume.*' --kill-points all \
+    --report-json "$TMP/mutant.json" >/dev/null 2>&1
+if ! judge "$TMP/mutant.json" $? no >"$TMP/mutant.out" && grep -qE '^  Resume\.\S+: fail U[0-9]' "$TMP/mutant.out"; then
+    echo "PASS judge_fails_a_broken_engine"
+else
+    echo "FAIL judge_fails_a_broken_engine: the resume-restarts-loop mutant was not failed for a Required finding"
+    head -5 "$TMP/mutant.out"
+    failed=$((failed + 1))
+fi
+
+certify resume-alt-eventlog no "$PYTHON" "$EVENTLOG"
+certify resume-alt-files yes node "$FILES"
+[ "$failed" -eq 0 ]
