@@ -42,7 +42,8 @@ ts_testee *ts_testee_in_process(const ts_mutant *mutant) {
     snprintf(t->description, sizeof t->description, "turnstile reference (in-process)%s%s",
              mutant ? ", mutant " : "", mutant ? mutant->name : "");
     t->child.pid = t->child.supervisor = -1;
-    t->child.in = t->child.out = t->child.err = t->child.status = -1;
+    t->child.in = t->child.out = t->child.err = t->child.status = t->child.control = -1;
+    t->trace_fd = -1;
     return t;
 }
 
@@ -186,12 +187,46 @@ int ts_testee_extra_answers(const ts_testee *t, const char *id) {
 /* ---- the child's lifetime ---- */
 
 static bool start(ts_testee *t, char *why, size_t why_size) {
-    if (!ts_child_start(&t->child, t->argv, why, why_size)) return false;
+    ts_child_trace trace = {t->observe_root, t->trace_fd};
+    if (t->observe_root ? !ts_child_start_traced(&t->child, t->argv, &trace, why, why_size)
+                        : !ts_child_start(&t->child, t->argv, why, why_size))
+        return false;
     t->running = true;
     t->stdout_eof = false;
     t->answers_this_start = 0;
     t->pending_len = 0;
+    t->stdout_read = 0;
+    t->armed_this_start = t->arm_pending && ts_child_arm(&t->child, t->arm_subroot, t->arm_count, t->arm_after);
+    t->arm_pending = false;
     return true;
+}
+
+bool ts_testee_observe(ts_testee *t, const char *root, int trace_fd) {
+    if (t->in_process) return false;
+    bool same = (!root && !t->observe_root) || (root && t->observe_root && !strcmp(root, t->observe_root));
+    if (same && t->trace_fd == trace_fd) return true;
+    free(t->observe_root);
+    t->observe_root = root ? strdup(root) : NULL;
+    t->trace_fd = trace_fd;
+    if (t->running) ts_testee_kill(t); /* started otherwise: the next start is observed */
+    return !root || t->observe_root != NULL;
+}
+
+bool ts_testee_arm(ts_testee *t, const char *subroot, uint64_t count, bool after) {
+    if (t->in_process || !t->observe_root) return false;
+    if (t->running && !t->child.ended) {
+        t->armed_this_start = ts_child_arm(&t->child, subroot, count, after);
+        return t->armed_this_start;
+    }
+    snprintf(t->arm_subroot, sizeof t->arm_subroot, "%s", subroot);
+    t->arm_count = count;
+    t->arm_after = after;
+    t->arm_pending = true;
+    return true;
+}
+
+uint64_t ts_testee_stdout_offset(const ts_testee *t) {
+    return t->in_process || !t->running ? 0 : t->stdout_read - t->pending_len;
 }
 
 /* Kills the child if asked (or if it is still running), keeps its last stderr, clears its
@@ -267,6 +302,7 @@ static void read_stdout_now(ts_testee *t) {
         ssize_t n = read(t->child.out, buf, sizeof buf);
         if (n > 0) {
             if (!append_pending(t, buf, (size_t)n)) return;
+            t->stdout_read += (uint64_t)n;
         } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
             t->stdout_eof = true;
         } else {
@@ -341,7 +377,8 @@ ts_testee *ts_testee_spawn(char *const argv[], const ts_testee_options *options,
     ts_testee *t = calloc(1, sizeof *t);
     if (!t) return NULL;
     t->child.pid = t->child.supervisor = -1;
-    t->child.in = t->child.out = t->child.err = t->child.status = -1;
+    t->child.in = t->child.out = t->child.err = t->child.status = t->child.control = -1;
+    t->trace_fd = -1;
     size_t argc = 0;
     while (argv[argc]) argc++;
     t->argv = calloc(argc + 1, sizeof *t->argv);
@@ -430,8 +467,10 @@ void ts_testee_call_child(ts_testee *t, const char *request, size_t len, ts_buf 
             read_stdout_now(t); /* what it wrote before it ended is all there now */
             if (t->pending_len != before) continue;
             describe_end(t, true, result);
+            bool nemesis = t->armed_this_start && result->status == TS_CALL_CRASHED && result->code == SIGKILL;
             ts_testee_stop_child(t, false);
-            start_failed(t, result->detail + strlen("the testee "));
+            if (nemesis) t->stopped_on_purpose = true; /* the observer's armed kill: a planned end */
+            else start_failed(t, result->detail + strlen("the testee "));
             return;
         }
         double left = deadline - ts_testee_now_seconds();
@@ -560,5 +599,6 @@ void ts_testee_close(ts_testee *t) {
     for (size_t i = 0; i < t->extra_len; i++) free(t->extras[i].id);
     free(t->extras);
     free(t->failure);
+    free(t->observe_root);
     free(t);
 }

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "conformance/testee/handler.h"
@@ -95,6 +96,22 @@ double ts_testee_clock(void);
  * line handler sees the clock). ts_testee_deadline: the one set, or 0. */
 void ts_testee_set_deadline(ts_testee *t, double deadline);
 double ts_testee_deadline(const ts_testee *t);
+
+/* The file-system observer (conformance/nemesis/fstrace.h) for a child testee: every start
+ * from now on runs traced under root, its records appended to trace_fd (root copied, trace_fd
+ * borrowed; root NULL: untraced from the next start). A running child started otherwise is
+ * stopped (a planned restart). False in-process, or when this build cannot trace. */
+bool ts_testee_observe(ts_testee *t, const char *root, int trace_fd);
+
+/* Arms the observer: a kill at the count-th store operation under root/subroot (after: as it
+ * returns) from the next request on — the running child's supervisor now, or the next start's.
+ * The child that dies of it (SIGKILL, armed) is a planned end, not the testee's failure. False
+ * when the testee is not observed. */
+bool ts_testee_arm(ts_testee *t, const char *subroot, uint64_t count, bool after);
+
+/* The running child's stdout offset at the end of the last line handed out (a world call or an
+ * answer): the bytes it wrote before the lines not yet read. 0 in-process. */
+uint64_t ts_testee_stdout_offset(const ts_testee *t);
 
 /* Stops the child as a clean restart does (ts_testee_finish): closes its stdin, waits up to 2 s, then kills it.
  * The next call starts the command again (not counted as a restart). No-op in-process. */

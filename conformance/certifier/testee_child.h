@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "conformance/certifier/supervise.h"
 #include "conformance/certifier/testee.h"
@@ -46,6 +47,14 @@ struct ts_testee {
     extra_count *extras;
     size_t extra_len;
     double deadline;             /* of the case in flight (ts_testee_set_deadline); 0: none */
+    char *observe_root;          /* the file-system observer's root for every start (heap); NULL: none */
+    int trace_fd;                /* where the observer appends its records (borrowed) */
+    bool arm_pending;            /* an arming for the next start */
+    char arm_subroot[256];
+    uint64_t arm_count;
+    bool arm_after;
+    bool armed_this_start;       /* this start was armed: a SIGKILL is the nemesis's */
+    uint64_t stdout_read;        /* bytes read from this start's stdout */
     char description[256];
 };
 

@@ -15,7 +15,8 @@
  * A small simulation of SPEC §6.1's loop, independent of the reference engine: the model's
  * i-th answer is llm[i]; a synchronous tool's result follows at once; an async tool's call stays
  * pending until its `complete` action; a user message that arrives while calls are pending
- * waits in the open block. Branches (edits) are not part of resume cases.
+ * waits in the open block. Branches (edits) are not part of resume cases. Conversations are read
+ * into items by conformance/protocol/conversation.h, which the certifier's world shares.
  */
 #ifndef TURNSTILE_CONFORMANCE_CHECKERS_RESUME_EXPECT_H
 #define TURNSTILE_CONFORMANCE_CHECKERS_RESUME_EXPECT_H
@@ -25,30 +26,8 @@
 
 #include "core/json/arena.h"
 #include "core/json/json.h"
+#include "conformance/protocol/conversation.h"
 #include "core/resume/scenario.h"
-
-typedef enum ts_item_kind { TS_ITEM_USER, TS_ITEM_ASSISTANT, TS_ITEM_RESULT } ts_item_kind;
-
-typedef struct ts_item_call {
-    ts_str call_id, name;
-    ts_json arguments;      /* an object (or null when absent) */
-    bool may_wait;          /* expected: asked after a call still pending when the case ends, so an
-                             * engine that runs an answer's calls one at a time never reaches it */
-} ts_item_call;
-
-typedef struct ts_item {
-    ts_item_kind kind;
-    ts_str text;                  /* user, assistant: the text contents, concatenated */
-    const ts_item_call *calls;    /* assistant */
-    size_t call_count;
-    ts_str call_id;               /* result */
-    ts_json value;                /* result: the value (expected: the scripted one) */
-    bool value_free;              /* expected result: a failed or unknown tool, any value matches */
-    bool optional;                /* expected result: of a may_wait call; absent at the end is fine */
-    /* observed items only: the message they came from */
-    size_t message;               /* its index in the conversation */
-    ts_str message_id, created_at; /* absent when the message has none */
-} ts_item;
 
 typedef struct ts_block {
     ts_item *items;     /* users and results, in the order the simulation produced them */
@@ -87,12 +66,6 @@ bool ts_expect_resume(const ts_scenario *scenario, ts_arena *arena, ts_expected 
 
 /* The scripted tool of an X call, looked up by name; NULL for a tool the catalogue lacks. */
 const ts_tool_script *ts_expected_tool(const ts_scenario *scenario, ts_str name);
-
-/* Flattens a conversation (a JSON array of ChatMessage objects) into items, in arena. false
- * with why (naming the field, e.g. "messages[2].contents: must be an array") when it is not
- * one. Arguments given as a JSON string are parsed. */
-bool ts_resume_items(const ts_json *messages, ts_arena *arena, ts_item **out, size_t *count, char *why,
-                     size_t why_size);
 
 /* True when an observed result value stands for the scripted one: equal as JSON, or a string
  * whose text is the scripted string or parses to the scripted value. */

@@ -6,12 +6,6 @@
 
 #include "core/json/strmap.h"
 
-size_t ts_count_assistants(const ts_item *items, size_t count) {
-    size_t n = 0;
-    for (size_t i = 0; i < count; i++) n += items[i].kind == TS_ITEM_ASSISTANT;
-    return n;
-}
-
 size_t ts_expected_users_before(const ts_expected *x, size_t assistant) {
     size_t n = 0;
     for (size_t b = 0; b <= assistant && b <= x->assistant_count; b++)

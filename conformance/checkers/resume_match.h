@@ -36,8 +36,7 @@ typedef struct ts_item_key {
 bool ts_match_conversation(const ts_expected *x, const ts_item *items, size_t count, ts_match_mode mode,
                            const char *where, ts_item_key *keys, ts_arena *arena, ts_findings *findings);
 
-/* The number of assistant items in items (the k of a model call). */
-size_t ts_count_assistants(const ts_item *items, size_t count);
+
 
 /* The user items of X before `assistant` (that many assistant items), counting the block
  * after the last one when assistant == x->assistant_count. */

@@ -185,6 +185,48 @@ const ts_tool_script *ts_scenario_tool(const ts_scenario *scenario, ts_str name)
     return NULL;
 }
 
+/* The tool llm's toolCalls name for call_id, or an empty string when no answer asks for it. */
+static ts_str tool_of_call(const ts_scenario *scenario, ts_str call_id) {
+    for (size_t i = 0; i < scenario->llm_count; i++) {
+        const ts_json *calls = ts_json_get(&scenario->llm[i], "toolCalls");
+        for (size_t k = 0; calls && calls->kind == TS_JSON_ARRAY && k < calls->u.a.count; k++)
+            if (ts_str_eq(ts_json_string(ts_json_get(&calls->u.a.items[k], "callId")), call_id))
+                return ts_json_string(ts_json_get(&calls->u.a.items[k], "name"));
+    }
+    return (ts_str){NULL, 0};
+}
+
+bool ts_scenario_actions(const ts_scenario *scenario, ts_arena *arena, ts_scenario_action **out, size_t *count,
+                         ts_error *err) {
+    ts_scenario_action *actions = ts_arena_calloc(arena, scenario->event_count + 1, sizeof *actions);
+    if (!actions) return ts_error_set(err, "out of memory"), false;
+    size_t n = 0, users = 0;
+    actions[n++] = (ts_scenario_action){.kind = TS_SCENARIO_USER, .text = scenario->input, .users_before = users++};
+    for (size_t i = 0; i < scenario->event_count; i++) {
+        const ts_event *e = &scenario->events[i];
+        ts_scenario_action *a = &actions[n++];
+        if (e->kind == TS_EVENT_SIGNAL) {
+            *a = (ts_scenario_action){.kind = TS_SCENARIO_USER, .text = e->text, .users_before = users++};
+        } else if (e->kind == TS_EVENT_BRANCH) {
+            *a = (ts_scenario_action){.kind = TS_SCENARIO_BRANCH, .text = e->text, .branch_at = e->branch_at};
+        } else if (e->kind == TS_EVENT_RESTART) {
+            *a = (ts_scenario_action){.kind = TS_SCENARIO_RESTART};
+        } else {
+            const ts_tool_script *tool = ts_scenario_tool(scenario, tool_of_call(scenario, e->call_id));
+            if (!tool) {
+                ts_error_set(err, "events[%zu].complete: no llm answer calls a scripted tool with call id \"%.*s\"", i,
+                             (int)(e->call_id.len > 60 ? 60 : e->call_id.len), e->call_id.ptr ? e->call_id.ptr : "");
+                return false;
+            }
+            *a = (ts_scenario_action){.kind = TS_SCENARIO_COMPLETE, .call_id = e->call_id, .failed = tool->failed,
+                                      .result = tool->result};
+        }
+    }
+    *out = actions;
+    *count = n;
+    return true;
+}
+
 /* Days since 1970-01-01 -> civil date (proleptic Gregorian; H. Hinnant's algorithm). */
 static void civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d) {
     z += 719468;

@@ -86,6 +86,33 @@ bool ts_scenario_from_json(const ts_json *value, ts_arena *arena, ts_scenario *o
 /* The scripted tool of that name, or NULL. */
 const ts_tool_script *ts_scenario_tool(const ts_scenario *scenario, ts_str name);
 
+/* What the outside world does to an execution, in order, as a client drives an engine
+ * (PROTOCOL.md `resume`): the input and each signal are a user message, each complete event
+ * delivers the scripted result of that call (the tool that call names, from llm's toolCalls),
+ * each restart restarts the process, each branch edits the transcript. */
+typedef enum ts_scenario_action_kind {
+    TS_SCENARIO_USER,
+    TS_SCENARIO_COMPLETE,
+    TS_SCENARIO_RESTART,
+    TS_SCENARIO_BRANCH,
+} ts_scenario_action_kind;
+
+typedef struct ts_scenario_action {
+    ts_scenario_action_kind kind;
+    ts_str text;            /* USER, BRANCH */
+    uint64_t branch_at;     /* BRANCH */
+    ts_str call_id;         /* COMPLETE */
+    bool failed;            /* COMPLETE: the tool's script is an error (result: its message) */
+    ts_json result;         /* COMPLETE */
+    size_t users_before;    /* USER: how many user actions come before it */
+} ts_scenario_action;
+
+/* The scenario's actions (values borrowed from it; the array in arena). False (err, naming the
+ * field) when a complete event names a call no llm answer asks for, or its tool is not
+ * scripted. */
+bool ts_scenario_actions(const ts_scenario *scenario, ts_arena *arena, ts_scenario_action **out, size_t *count,
+                         ts_error *err);
+
 /* The timestamp of the n-th entry ever created (0-based): clock.start + n * stepMs (start cut
  * to 100 ns, the precision written), written
  * "YYYY-MM-DDThh:mm:ss.fffffff+00:00" (the form .NET writes). Without a clock, the wall clock.
