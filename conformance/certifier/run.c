@@ -277,6 +277,8 @@ bool ts_run_hello(ts_testee *testee, ts_certification *out) {
         ts_str name = ts_json_string(ts_json_get(info, "name")), version = ts_json_string(ts_json_get(info, "version"));
         if (out && ts_str_nonempty(name)) out->testee_name = copy_text(name.ptr, name.len);
         if (out && ts_str_nonempty(version)) out->testee_version = copy_text(version.ptr, version.len);
+        ts_str durability = ts_json_string(ts_json_get(info, "durability"));
+        if (out && ts_str_nonempty(durability)) out->testee_durability = copy_text(durability.ptr, durability.len);
     }
     ts_arena_free(&arena);
     ts_buf_free(&answer);
@@ -319,6 +321,8 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
     size_t total = 0;
     for (size_t i = 0; i < suite->count; i++) total += ts_run_case_selected(options, &suite->cases[i]);
     double case_timeout = ts_run_case_timeout(options);
+    ts_run_options resume_options = *options; /* the testee's claim goes with its resume cases' histories */
+    resume_options.durability = out->testee_durability;
     for (size_t i = 0; i < suite->count && !out->harness_failure[0]; i++) {
         const ts_case *c = &suite->cases[i];
         if (!ts_run_case_selected(options, c)) continue;
@@ -328,7 +332,7 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
         ts_findings_init(&r->findings);
         ts_testee_set_deadline(testee, case_timeout > 0 ? ts_testee_clock() + case_timeout : 0);
         if (strcmp(c->op, "resume") == 0) /* the certifier plays the world and kills the testee */
-            ts_resume_run_case(c, testee, options, async, r);
+            ts_resume_run_case(c, testee, &resume_options, async, r);
         else
             run_case(testee, c, options, r, &answer);
         ts_testee_set_deadline(testee, 0);
@@ -414,5 +418,6 @@ void ts_certification_free(ts_certification *c) {
     free(c->results);
     free(c->testee_name);
     free(c->testee_version);
+    free(c->testee_durability);
     memset(c, 0, sizeof *c);
 }

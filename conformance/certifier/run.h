@@ -53,6 +53,13 @@ typedef struct ts_run_options {
      * harness outcome of its own ("case-timeout", "point-limit"), never a hang. */
     double case_timeout;      /* wall seconds per case, kill runs included; 0: TS_RUN_CASE_TIMEOUT; < 0: none */
     long max_points_per_action; /* resume: world calls and commit notices per action; 0: TS_RUN_MAX_POINTS */
+    /* The resume nemesis (nemesis.h, conformance/nemesis/DESIGN.md): kills at protocol points
+     * only, also after every store change the file-system observer sees, and also power-loss
+     * crash states. A testee the observer cannot follow (in-process) gets protocol points. */
+    enum { TS_NEMESIS_PROTOCOL = 0, TS_NEMESIS_STORE = 1, TS_NEMESIS_POWER_LOSS = 2 } nemesis;
+    const char *crash_state;  /* with kill_at: the power-loss state to write there (--crash-state) */
+    bool exact_points;        /* every point its own kill run, none merged (--exact-points) */
+    const char *durability;   /* what the testee's hello claims ("power-loss", "process-crash"), or NULL */
 } ts_run_options;
 
 enum {
@@ -76,6 +83,7 @@ typedef struct ts_certification {
     char testee[1024];        /* the command, or "turnstile reference (in-process)" */
     char *testee_name;        /* from the hello answer, whole (heap), or NULL */
     char *testee_version;     /* likewise */
+    char *testee_durability;  /* likewise: what it claims of its resume engine ("power-loss", ...) */
     int restarts;
     double seconds;
     const ts_run_options *options;

@@ -55,6 +55,7 @@ const ts_rule_info ts_rules[] = {
     {"U8", TS_LEVEL_REQUIRED, "resume: idle only when the turn is over, waiting only while a call is pending"},
     {"U9", TS_LEVEL_REQUIRED, "resume: crash equivalence after a kill at any point"},
     {"U10", TS_LEVEL_RECOMMENDED, "resume: the model is not asked twice for one step without a kill"},
+    {"U11", TS_LEVEL_RECOMMENDED, "resume: power-loss durability: every acknowledged action survives every crash state"},
 };
 const size_t ts_rule_count = sizeof ts_rules / sizeof ts_rules[0];
 

@@ -25,6 +25,7 @@ typedef struct sighting {
 typedef struct invocations {
     size_t count;
     long points[MAX_INVOCATIONS];
+    long window_end[MAX_INVOCATIONS]; /* the first protocol point after it (0: none yet) */
 } invocations;
 
 typedef struct run_judge {
@@ -47,6 +48,8 @@ typedef struct run_judge {
     size_t final_assistants;
     ts_buf final_form;         /* the last read's conversation as U9 compares it (conversation_form) */
     char kill_what[160];
+    char crash[200];           /* a power-loss run: its crash state and what it lost ("" a killed process) */
+    bool power_loss_claimed;   /* the testee claims power-loss durability: U11 findings are U9's */
     bool stopped;
 } run_judge;
 
@@ -289,10 +292,30 @@ static void on_answer(run_judge *j, const ts_json *answer, size_t event, bool la
     j->in_flight = -1;
 }
 
+/* A protocol point p: the calls invoked before it have their window for U7 closed at p — a kill
+ * after their reply and up to the engine's next protocol point, the store operations between
+ * included, may re-run them. A commit notice "before" does not close it: the commit it announces
+ * is what records the call, so its window runs to that commit's "after" (a kill in the middle of
+ * the write that records a call cannot be anything but at-least-once). */
+static void close_windows(run_judge *j, const ts_json *ev, long p) {
+    if (ts_str_eq_cstr(ts_json_string(ts_json_get(ev, "commit")), "before")) return;
+    for (size_t i = 0; i < j->x->assistant_count; i++)
+        for (size_t c = 0; c < j->x->assistants[i].call_count; c++) {
+            invocations *inv = &j->calls[i][c];
+            for (size_t k = 0; k < inv->count && k < MAX_INVOCATIONS; k++)
+                if (!inv->window_end[k] && inv->points[k] < p) inv->window_end[k] = p;
+        }
+}
+
 static void point_what(const ts_json *ev, char *out, size_t size) {
-    const ts_json *tool = ts_json_get(ev, "tool");
+    const ts_json *tool = ts_json_get(ev, "tool"), *store = ts_json_get(ev, "store");
     ts_str commit = ts_json_string(ts_json_get(ev, "commit"));
-    if (ts_json_get(ev, "model"))
+    if (store) {
+        const ts_json *op = ts_json_get(ev, "op");
+        ts_str kind = ts_json_string(ts_json_get(op, "op")), path = ts_json_string(ts_json_get(op, "path"));
+        snprintf(out, size, "after store operation %lld, %.12s %.80s", store->kind == TS_JSON_INT ? (long long)store->u.i : 0LL,
+                 kind.ptr ? kind.ptr : "?", path.ptr ? path.ptr : "");
+    } else if (ts_json_get(ev, "model"))
         snprintf(out, size, "a model call, before the reply");
     else if (tool)
         snprintf(out, size, "inside tool call %.40s (%.40s)", ts_json_string(ts_json_get(tool, "callId")).ptr ? ts_json_string(ts_json_get(tool, "callId")).ptr : "?",
@@ -310,6 +333,7 @@ static void judge_events(run_judge *j, const ts_json *events, const char *case_r
         const ts_json *answer = ts_json_get(ev, "answer");
         long p = point && point->kind == TS_JSON_INT ? (long)point->u.i : 0;
         if (point) last_point = ev;
+        if (point && !ts_json_get(ev, "store")) close_windows(j, ev, p);
         char where[200];
         if (ts_json_get(ev, "send")) {
             on_send(j, ev, e);
@@ -376,9 +400,9 @@ static void judge_invocations(run_judge *j) {
                                 id_len, c->call_id.ptr, i, inv->count, resubmitted);
                 continue;
             }
-            bool allowed = false; /* the kill fell inside it, or before the engine's next point after it */
+            bool allowed = false; /* the kill fell inside it, or before the engine's next protocol point after it */
             for (size_t k = 0; k < inv->count && k < MAX_INVOCATIONS; k++)
-                allowed |= inv->points[k] == j->kill_point || inv->points[k] + 1 == j->kill_point;
+                allowed |= j->kill_point >= inv->points[k] && (!inv->window_end[k] || j->kill_point <= inv->window_end[k]);
             if (inv->count > 1 + (size_t)allowed)
                 ts_findings_add(j->f, "U7", "at-least-once: call %.*s of assistant message %zu ran %zu times after a "
                                 "kill at point %ld (%s)%s", id_len, c->call_id.ptr, i, inv->count, j->kill_point, j->kill_what,
@@ -427,7 +451,12 @@ struct ts_resume_judge {
     ts_buf baseline;         /* the uninterrupted run's last read, as U9 compares it (conversation_form) */
     bool has_baseline;
     size_t runs;
+    bool power_loss_claimed;
 };
+
+void ts_resume_judge_claim(ts_resume_judge *judge, const char *durability) {
+    judge->power_loss_claimed = durability && strcmp(durability, "power-loss") == 0;
+}
 
 ts_resume_judge *ts_resume_judge_new(const ts_scenario *scenario, const char *case_rule, char *why, size_t why_size) {
     ts_resume_judge *judge = calloc(1, sizeof *judge);
@@ -456,16 +485,21 @@ void ts_resume_judge_free(ts_resume_judge *judge) {
 /* A killed run's findings become U9 findings naming their rule and the kill point, but for
  * U7 (its own, Recommended verdict) and Recommended rules (not judged after a kill). */
 static void report_run(const run_judge *j, const ts_findings *local, ts_findings *findings) {
+    /* A power loss grades durability (U11), unless the testee claims power-loss durability: then
+     * what a crash state loses or breaks is a U9 finding like any kill's. */
+    const char *wrap = j->crash[0] && !j->power_loss_claimed ? "U11" : "U9";
+    char fault[420];
+    if (j->crash[0]) snprintf(fault, sizeof fault, "power loss at point %ld (%s), crash state %s", j->kill_point, j->kill_what, j->crash);
+    else snprintf(fault, sizeof fault, "kill at point %ld (%s)", j->kill_point, j->kill_what);
     for (size_t k = 0; k < local->count; k++) {
         const ts_finding *fd = &local->items[k];
         const ts_rule_info *info = ts_rule_find(fd->rule);
         if (!j->kill_point || strcmp(fd->rule, "U7") == 0)
             ts_findings_add_named(findings, fd->rule, fd->named, "%s", fd->message);
         else if (strcmp(fd->rule, "U9") == 0)
-            ts_findings_add(findings, "U9", "kill at point %ld (%s): %s", j->kill_point, j->kill_what, fd->message);
+            ts_findings_add(findings, wrap, "%s: %s", fault, fd->message);
         else if (info && info->level == TS_LEVEL_REQUIRED)
-            ts_findings_add_named(findings, "U9", fd->rule, "kill at point %ld (%s): [%s] %s", j->kill_point, j->kill_what,
-                                  fd->rule, fd->message);
+            ts_findings_add_named(findings, wrap, fd->rule, "%s: [%s] %s", fault, fd->rule, fd->message);
     }
     findings->suppressed += local->suppressed;
 }
@@ -507,6 +541,13 @@ bool ts_resume_judge_run(ts_resume_judge *judge, const ts_json *run, ts_findings
     run_judge j;
     bool ok = run_judge_init(&j, judge->scenario, &judge->x, &arena, &local);
     j.kill_point = kill && kill->kind == TS_JSON_INT ? (long)kill->u.i : 0;
+    j.power_loss_claimed = judge->power_loss_claimed;
+    const ts_json *crash = ts_json_get(run, "crash");
+    if (crash && j.kill_point) {
+        ts_str state = ts_json_string(ts_json_get(crash, "state")), description = ts_json_string(ts_json_get(crash, "description"));
+        snprintf(j.crash, sizeof j.crash, "%.40s%s%.150s", state.ptr ? state.ptr : "?", description.ptr ? ": " : "",
+                 description.ptr ? description.ptr : "");
+    }
     if (ok) {
         judge_events(&j, events, judge->case_rule);
         if (!j.stopped) judge_invocations(&j);
@@ -534,6 +575,7 @@ bool ts_check_resume(const ts_scenario *scenario, const ts_json *history, const 
         return strcmp(why, "out of memory") != 0;
     }
     const ts_json *runs = ts_json_get(history, "runs");
+    ts_resume_judge_claim(judge, ts_json_string(ts_json_get(history, "durability")).ptr);
     bool ok = true;
     if (!runs || runs->kind != TS_JSON_ARRAY || runs->u.a.count == 0)
         ts_findings_add(findings, case_rule, "history.runs: must be a non-empty array of runs");

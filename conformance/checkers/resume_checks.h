@@ -1,4 +1,4 @@
-/* resume_checks.h — the universal resume rules U1-U10 (conformance/SPEC.md §6.4), judged on
+/* resume_checks.h — the universal resume rules U1-U11 (conformance/SPEC.md §6.4), judged on
  * what the certifier observed while it played the model and the tools and killed the testee.
  *
  * Owns: judging a recorded *history*, Jepsen/Knossos style: the history is data (the JSON
@@ -18,6 +18,11 @@
  *   {"point": P, "model": [MSG...], "reply": K}   a model call, answered llm[K] (null: past the script)
  *   {"point": P, "tool": {"name", "callId", "arguments"}, "reply": REPLY}
  *   {"point": P, "commit": "before"|"after", "what": TEXT}
+ *   {"store": N, "point": P, "op": OP}       the run's N-th operation on its store, as the
+ *                                            file-system observer saw it (conformance/nemesis/
+ *                                            fsop.h); "point" when it changed the store: a kill
+ *                                            point after it
+ *   {"power-loss": STATE, "description": TEXT}  after a kill, the store was replaced by that crash state
  *   {"killed": P}                            the testee's process group was killed here
  *   {"restart": "kill"|"clean"}              the testee was started again
  *   {"answer": ANSWER}                       the final line of the last action (without "id")
@@ -25,8 +30,16 @@
  *    "detail": TEXT}
  *                                            the last action drew no answer (harness verdict)
  *
+ * A run may also carry "crash": {"state": NAME, "description": TEXT}: it was a power loss (the
+ * store replaced by that crash state, conformance/nemesis/fsmodel.h), and the history
+ * "durability": what the testee claims (hello).
+ *
  * Findings of a killed run are reported under U9 (crash equivalence), naming the rule they
- * break and the kill point; U7 (exactly-once across kills) stays U7, a Recommended level.
+ * break and the kill point; those of a power-loss run under U11 (power-loss durability, a
+ * Recommended level), or U9 when the testee claims power-loss durability; U7 (exactly-once
+ * across kills) stays U7, a Recommended level. A kill may re-run a call when it fell inside the
+ * call or after its reply and no later than the engine's next protocol point (world call or
+ * commit notice): store operations in between are no protocol points.
  * An `error` answer fails the case's own rule (its first Required one; U9 in a killed run) and
  * its run is judged on nothing else.
  */
@@ -44,6 +57,9 @@
  * compared with it). NULL with why when the scenario is no resume case, or memory ran out. */
 typedef struct ts_resume_judge ts_resume_judge;
 ts_resume_judge *ts_resume_judge_new(const ts_scenario *scenario, const char *case_rule, char *why, size_t why_size);
+/* What the testee claims of its durability (hello's "durability"; the history's): with
+ * "power-loss", what a power-loss run loses or breaks is a U9 finding rather than U11's. */
+void ts_resume_judge_claim(ts_resume_judge *judge, const char *durability);
 /* Judges one run (an element of "runs") and appends its findings. false: out of memory. */
 bool ts_resume_judge_run(ts_resume_judge *judge, const ts_json *run, ts_findings *findings);
 void ts_resume_judge_free(ts_resume_judge *judge); /* accepts NULL */

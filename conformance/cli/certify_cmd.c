@@ -57,6 +57,15 @@ static const char certify_usage[] =
     "  --kill-at P               resume cases: kill only at point P (one kill run a report names)\n"
     "  --kill-settle MS          resume cases: before a kill, wait until the testee has been silent\n"
     "                            MS milliseconds (for testees whose world calls run concurrently)\n"
+    "  --nemesis KIND            resume cases: protocol (kills at world calls and commit notices),\n"
+    "                            store (also after every change the testee makes to its store, seen\n"
+    "                            by the file-system observer) or power-loss (also the crash states a\n"
+    "                            power loss leaves: the default; a testee that cannot be observed,\n"
+    "                            such as the in-process reference, gets protocol points)\n"
+    "  --crash-state NAME        with --kill-at: the power-loss state to write there (a report names\n"
+    "                            it: unsynced-lost, dropped:N, reordered:N, torn:N)\n"
+    "  --exact-points            one kill run per point and crash state: none merged as the same\n"
+    "                            experiment (the same action, answer and store changes)\n"
     "  --verbose                 list passing, skipped, expected and set-apart cases too\n"
     "  --progress / --no-progress   show progress on stderr (default: when stderr is a terminal\n"
     "                            and $CI is not set)\n"
@@ -81,6 +90,9 @@ typedef struct certify_args {
     long max_points;       /* 0: the default */
     long kill_points; /* 0 all, -1 none, N the first N */
     long kill_at;     /* > 0: only this kill point */
+    int nemesis;      /* TS_NEMESIS_* */
+    const char *nemesis_text, *crash_state;
+    bool exact_points;
     const char *cases_text[64], *rules_text[64]; /* as given, for the commands printed */
     size_t cases_given, rules_given;
     const char *rules[64], *globs[64];
@@ -135,6 +147,8 @@ static int parse(int argc, char **argv, certify_args *a) {
             a->progress = 0;
         } else if (!strcmp(o, "--print-requests")) {
             a->print_requests = true;
+        } else if (!strcmp(o, "--exact-points")) {
+            a->exact_points = true;
         } else if (o[0] != '-') {
             return usage_error("'%s' is not an option: the testee's command goes after '--'", o);
         } else if (!has_value) {
@@ -196,6 +210,14 @@ static int parse(int argc, char **argv, certify_args *a) {
             a->kill_at_text = argv[++i];
             if (!ts_cli_parse_whole("certify", "--kill-at", a->kill_at_text, 1, 1000000, &n)) return TS_EXIT_USAGE;
             a->kill_at = (long)n;
+        } else if (!strcmp(o, "--nemesis")) {
+            const char *v = a->nemesis_text = argv[++i];
+            if (!strcmp(v, "protocol")) a->nemesis = TS_NEMESIS_PROTOCOL;
+            else if (!strcmp(v, "store")) a->nemesis = TS_NEMESIS_STORE;
+            else if (!strcmp(v, "power-loss")) a->nemesis = TS_NEMESIS_POWER_LOSS;
+            else return usage_error("--nemesis takes protocol, store or power-loss, not '%s'", v);
+        } else if (!strcmp(o, "--crash-state")) {
+            a->crash_state = argv[++i];
         } else if (!strcmp(o, "--kill-settle")) {
             double ms;
             a->kill_settle_text = argv[++i];
@@ -234,6 +256,8 @@ static void printed_commands(const certify_args *a, const char *argv0, const ts_
     if (a->kill_points_text) ts_buf_append_str(before, " --kill-points "), ts_cli_shell_quote(before, a->kill_points_text);
     if (a->kill_at_text) ts_buf_append_str(before, " --kill-at "), ts_cli_shell_quote(before, a->kill_at_text);
     if (a->kill_settle_text) ts_buf_append_str(before, " --kill-settle "), ts_cli_shell_quote(before, a->kill_settle_text);
+    if (a->nemesis_text) ts_buf_append_str(before, " --nemesis "), ts_cli_shell_quote(before, a->nemesis_text);
+    if (a->exact_points) ts_buf_append_str(before, " --exact-points");
     if (a->reference) ts_buf_append_str(before, " --reference");
     if (a->mutant_name) ts_buf_append_str(before, " --mutant "), ts_cli_shell_quote(before, a->mutant_name);
     ts_buf_append_str(after, "");
@@ -415,12 +439,14 @@ int ts_cli_certify(int argc, char **argv) {
 static int certify(int argc, char **argv, certify_args *a) {
     a->repeat = true;
     a->progress = -1;
+    a->nemesis = TS_NEMESIS_POWER_LOSS;
     a->suite_root = ts_suite_default_root();
     a->testee_options = (ts_testee_options){5.0, (size_t)16 << 20, 20, 0};
     int status = parse(argc, argv, a);
     if (status >= 0) return status;
     ts_run_options options = {a->rule_count ? a->rules : NULL, a->rule_count, a->glob_count ? a->globs : NULL, a->glob_count,
-                              a->repeat, a->platform, NULL, NULL, a->kill_points, a->kill_at, a->case_timeout, a->max_points};
+                              a->repeat, a->platform, NULL, NULL, a->kill_points, a->kill_at, a->case_timeout, a->max_points,
+                              a->nemesis, a->crash_state, a->exact_points, NULL};
     int chosen = a->reference + (a->mutant_name != NULL) + (a->command && a->command[0]);
     if (!a->print_requests && chosen != 1)
         return usage_error("%s", "name one testee: --reference, --mutant NAME, or -- COMMAND ARGS...");

@@ -146,7 +146,10 @@ bool ts_fsmodel_apply(ts_fsmodel *m, const ts_fsop *op) {
     l->op.path2 = l->path2;
     l->op.data = l->data;
     bool ran = !(op->flags & TS_FSOP_NOT_RUN) && op->result >= 0;
-    l->effective = ran && ts_fsop_mutates(op) && op->kind != TS_FSOP_NOTE;
+    l->effective = ran && ts_fsop_mutates(op) && op->kind != TS_FSOP_NOTE && !(op->flags & TS_FSOP_DATA_LOST);
+    if (ran && (op->flags & TS_FSOP_DATA_LOST))
+        ts_buf_appendf(&m->escapes, "%s%s (at record %zu: bytes the observer could not read back)", m->escapes.len ? "; " : "",
+                       op->path, m->count + 1);
     l->durable_at = l->effective && (op->flags & TS_FSOP_SYNC_WRITE) ? m->count + 1 : NEVER;
     if (op->kind == TS_FSOP_FSYNC && ran && (op->flags & TS_FSOP_HASHED)) check_content(m, &l->op);
     m->count++;
@@ -186,6 +189,22 @@ static bool keeps(const ts_fsmodel *m, const ts_crash_state *s, size_t i) {
     return false;
 }
 
+static bool is_dir_op(ts_fsop_kind kind) { return kind != TS_FSOP_WRITE && kind != TS_FSOP_TRUNCATE && kind != TS_FSOP_SNAPSHOT; }
+
+/* Journaled file systems (ext4, XFS, btrfs) commit metadata in the order it was made: a crash
+ * keeps a prefix of the unsynced directory changes, never a later one without an earlier one. */
+static bool keeps_directory_prefix(const ts_fsmodel *m, const ts_crash_state *s) {
+    bool lost_one = false;
+    for (size_t i = 0; i < s->end && i < m->count; i++) {
+        const logged *l = &m->log[i];
+        if (!applied(l, i, s->end) || durable(l, s->end) || !is_dir_op(l->op.kind)) continue;
+        bool kept = keeps(m, s, i);
+        if (kept && lost_one) return false;
+        lost_one |= !kept;
+    }
+    return true;
+}
+
 static void finish_state(const ts_fsmodel *m, ts_crash_state *s) {
     uint64_t h = TS_FSOP_HASH_INIT;
     s->lost = 0;
@@ -201,7 +220,7 @@ static void finish_state(const ts_fsmodel *m, ts_crash_state *s) {
 
 static bool add_state(const ts_fsmodel *m, ts_crash_state s, ts_crash_state *out, size_t max, size_t *n) {
     finish_state(m, &s);
-    if (s.lost == 0) return false;
+    if (s.lost == 0 || !keeps_directory_prefix(m, &s)) return false;
     for (size_t i = 0; i < *n && i < max; i++)
         if (out[i].id == s.id) return false;
     if (*n < max) out[*n] = s;
@@ -209,8 +228,30 @@ static bool add_state(const ts_fsmodel *m, ts_crash_state s, ts_crash_state *out
     return true;
 }
 
+/* Is the change ever made durable by a sync of its own file or directory, anywhere in the log?
+ * (A sync of everything does not count: it says nothing of what the writer relies on.) */
+static bool ever_synced(const ts_fsmodel *m, const ts_fsop *op) {
+    bool data = is_data_op(op->kind);
+    for (size_t i = 0; i < m->count; i++) {
+        const ts_fsop *s = &m->log[i].op;
+        if (s->kind != TS_FSOP_FSYNC || s->result < 0 || (s->flags & TS_FSOP_NOT_RUN)) continue;
+        if (data ? same_inode(s->ino, op->ino) : same_inode(s->ino, op->dir) || (op->kind == TS_FSOP_RENAME && same_inode(s->ino, op->dir2)))
+            return true;
+    }
+    return false;
+}
+
+static size_t crash_states(const ts_fsmodel *m, size_t end, size_t window, size_t block, bool only_synced,
+                           ts_crash_state *out, size_t max);
+
 size_t ts_fsmodel_crash_states(const ts_fsmodel *m, size_t end, size_t window, size_t block, ts_crash_state *out,
                                size_t max) {
+    return crash_states(m, end, window, block, true, out, max);
+}
+
+/* only_synced: single-operation states only about changes the log ever syncs. */
+static size_t crash_states(const ts_fsmodel *m, size_t end, size_t window, size_t block, bool only_synced,
+                           ts_crash_state *out, size_t max) {
     if (end > m->count) end = m->count;
     size_t n = 0;
     add_state(m, (ts_crash_state){.kind = TS_CRASH_UNSYNCED_LOST, .end = end}, out, max, &n);
@@ -221,7 +262,7 @@ size_t ts_fsmodel_crash_states(const ts_fsmodel *m, size_t end, size_t window, s
             if (applied(&m->log[i], i, end) && !durable(&m->log[i], end)) first_unsynced = i;
         for (size_t i = end; i-- > 0 && seen < window;) {
             const logged *l = &m->log[i];
-            if (!applied(l, i, end) || durable(l, end)) continue;
+            if (!applied(l, i, end) || durable(l, end) || (only_synced && !ever_synced(m, &l->op))) continue;
             seen++;
             if (pass == 1) {
                 if (i != first_unsynced)
@@ -286,7 +327,7 @@ bool ts_fsmodel_find_state(const ts_fsmodel *m, size_t end, size_t window, size_
     enum { MAX = 512 };
     ts_crash_state *states = malloc(MAX * sizeof *states);
     if (!states) return false;
-    size_t n = ts_fsmodel_crash_states(m, end, window, block, states, MAX);
+    size_t n = crash_states(m, end, window, block, false, states, MAX); /* a plan made on a longer log */
     bool found = false;
     ts_buf text;
     ts_buf_init(&text);

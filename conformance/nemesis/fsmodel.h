@@ -75,9 +75,11 @@ const char *ts_crash_kind_name(ts_crash_kind kind); /* "unsynced-lost", "dropped
 size_t ts_fsmodel_unsynced(const ts_fsmodel *m, size_t end);
 
 /* The crash states of a crash after the first `end` records (end <= count): the strict one
- * first, then the single-operation ones about the last `window` unsynced changes (block: the
- * tear's size, e.g. 4096). Only states that lose something and differ from each other. Writes
- * up to max into out and returns how many there are. */
+ * first, then (window > 0) the single-operation ones about the last `window` unsynced changes
+ * to files and directories the log ever syncs — a file no one syncs is one its writer does not
+ * rely on, and every state of it is the strict one's business (block: the tear's size, e.g.
+ * 4096). Only states that lose something and differ from each other. Writes up to max into out
+ * and returns how many there are. */
 size_t ts_fsmodel_crash_states(const ts_fsmodel *m, size_t end, size_t window, size_t block, ts_crash_state *out,
                                size_t max);
 

@@ -114,7 +114,7 @@ static bool read_more(ts_fsnemesis *n, char *why, size_t why_size) {
 
 /* Is the record the run's (under its store), or a sync of everything? */
 static bool in_run(const ts_fsnemesis *n, const ts_fsop *op) {
-    if (op->kind == TS_FSOP_SYNC || op->kind == TS_FSOP_NOTE) return true;
+    if (op->kind == TS_FSOP_SYNC || op->kind == TS_FSOP_NOTE || op->kind == TS_FSOP_OUTPUT) return true;
     size_t len = strlen(n->name);
     const char *paths[2] = {op->path, op->path2};
     for (int i = 0; i < 2; i++)
@@ -135,11 +135,14 @@ bool ts_fsnemesis_drain(ts_fsnemesis *n, pid_t pid, uint64_t stdout_limit, ts_fs
         n->pending_pos = pos;
         if (!n->model || !in_run(n, &op)) continue;
         uint64_t number = 0;
-        if (op.kind == TS_FSOP_NOTE) {
-            if (op.data_len && (!n->warnings.data || !memmem(n->warnings.data, n->warnings.len, op.data, op.data_len)))
-                ts_buf_appendf(&n->warnings, "%s%.*s", n->warnings.len ? "; " : "", (int)op.data_len, (const char *)op.data);
+        if (!ts_fsop_is_operation(&op) && op.kind != TS_FSOP_SNAPSHOT) {
+            const char *text = (const char *)op.data;
+            size_t len = op.data_len, prefix = strlen(n->name);
+            if (len > prefix && !strncmp(text, n->name, prefix) && text[prefix] == '/') text += prefix + 1, len -= prefix + 1;
+            if (len && (!n->warnings.data || !memmem(n->warnings.data, n->warnings.len, text, len)))
+                ts_buf_appendf(&n->warnings, "%s%.*s", n->warnings.len ? "; " : "", (int)len, text);
         } else {
-            number = ++n->operations;
+            if (ts_fsop_is_operation(&op)) number = ++n->operations;
             if (!ts_fsmodel_apply(n->model, &op)) {
                 snprintf(why, why_size, "out of memory in the persistence model");
                 return false;
@@ -163,9 +166,19 @@ bool ts_fsnemesis_begin_run(ts_fsnemesis *n, const char *name, char *why, size_t
     return ts_fsmodel_clear_dir(n->store, why, why_size) && rebase(n, why, why_size);
 }
 
-size_t ts_fsnemesis_crash_states(const ts_fsnemesis *n, ts_crash_state *out, size_t max) {
+size_t ts_fsnemesis_crash_states(const ts_fsnemesis *n, size_t end, bool single_operation, ts_crash_state *out,
+                                 size_t max) {
     if (!n->model) return 0;
-    return ts_fsmodel_crash_states(n->model, ts_fsmodel_count(n->model), n->options.window, n->options.block, out, max);
+    return ts_fsmodel_crash_states(n->model, end, single_operation ? n->options.window : 0, n->options.block, out, max);
+}
+
+bool ts_fsnemesis_sync_follows(const ts_fsnemesis *n, size_t end) {
+    for (size_t i = end; n->model && i < ts_fsmodel_count(n->model); i++) {
+        const ts_fsop *op = ts_fsmodel_record(n->model, i);
+        if (!ts_fsop_is_operation(op)) continue;
+        return op->kind == TS_FSOP_FSYNC || op->kind == TS_FSOP_SYNC;
+    }
+    return false;
 }
 
 bool ts_fsnemesis_power_loss(ts_fsnemesis *n, const char *state, ts_buf *description, char *why, size_t why_size) {

@@ -62,8 +62,14 @@ bool ts_fsnemesis_drain(ts_fsnemesis *n, pid_t pid, uint64_t stdout_limit, ts_fs
 uint64_t ts_fsnemesis_operations(const ts_fsnemesis *n);
 size_t ts_fsnemesis_records(const ts_fsnemesis *n);
 
-/* The crash states of a power loss now (at the model's end), at most max; returns how many. */
-size_t ts_fsnemesis_crash_states(const ts_fsnemesis *n, ts_crash_state *out, size_t max);
+/* The crash states of a power loss after the first `end` records of the run's model (only the
+ * strict one unless single_operation), at most max; returns how many. */
+size_t ts_fsnemesis_crash_states(const ts_fsnemesis *n, size_t end, bool single_operation, ts_crash_state *out,
+                                 size_t max);
+
+/* Is the first operation recorded at or after record `end` a sync (fsync, fdatasync, msync,
+ * sync, syncfs)? A crash just before a sync is where the most is unsynced. */
+bool ts_fsnemesis_sync_follows(const ts_fsnemesis *n, size_t end);
 
 /* The model of the run in progress (borrowed), for names and descriptions of its states. */
 const ts_fsmodel *ts_fsnemesis_model(const ts_fsnemesis *n);

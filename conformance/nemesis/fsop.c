@@ -38,7 +38,9 @@ bool ts_fsop_mutates(const ts_fsop *op) {
            op->kind != TS_FSOP_SYNC;
 }
 
-bool ts_fsop_is_point(const ts_fsop *op) { return op->kind != TS_FSOP_OUTPUT && op->kind != TS_FSOP_NOTE; }
+bool ts_fsop_is_operation(const ts_fsop *op) {
+    return op->kind != TS_FSOP_OUTPUT && op->kind != TS_FSOP_NOTE && !(op->flags & TS_FSOP_AUXILIARY);
+}
 
 const char *ts_fsop_leaf(const char *path) {
     const char *slash = strrchr(path, '/');
@@ -155,7 +157,8 @@ void ts_fsop_describe(const ts_fsop *op, ts_buf *out) {
     if (op->result < 0) ts_buf_appendf(out, " failed (errno %" PRId64 ")", -op->result);
     if (op->flags & TS_FSOP_NOT_RUN) ts_buf_append_str(out, " [killed before it ran]");
     if (op->flags & TS_FSOP_KILLED_AFTER) ts_buf_append_str(out, " [killed as it returned]");
-    if (op->kind == TS_FSOP_NOTE) ts_buf_appendf(out, " (syscall %d, tid %d)", op->syscall, op->tid);
+    if (op->flags & TS_FSOP_DATA_LOST) ts_buf_append_str(out, " [its bytes could not be read back]");
+    if (op->kind == TS_FSOP_NOTE || (op->flags & TS_FSOP_AUXILIARY)) ts_buf_appendf(out, " (syscall %d, tid %d)", op->syscall, op->tid);
     else ts_buf_appendf(out, " (#%" PRIu64 ", syscall %d, tid %d)", op->seq, op->syscall, op->tid);
 }
 

@@ -52,6 +52,8 @@ enum {
     TS_FSOP_KILLED_AFTER = 1u << 4, /* the testee was killed as the operation returned */
     TS_FSOP_SYNC_WRITE = 1u << 5,   /* WRITE through an O_SYNC/O_DSYNC descriptor: durable when it returns */
     TS_FSOP_HASHED = 1u << 6,       /* FSYNC of a file: size and hash hold its content */
+    TS_FSOP_AUXILIARY = 1u << 7,    /* SNAPSHOT read beside the operation it accompanies (not one itself) */
+    TS_FSOP_DATA_LOST = 1u << 8,    /* WRITE whose bytes could not be read back (too large, file gone) */
 };
 
 typedef struct ts_inode {
@@ -81,8 +83,10 @@ const char *ts_fsop_kind_name(ts_fsop_kind kind);
 /* Does this operation change what the store holds (not OUTPUT, NOTE, FSYNC or SYNC)? */
 bool ts_fsop_mutates(const ts_fsop *op);
 
-/* Is it a store operation the certifier may kill at (every kind but OUTPUT and NOTE)? */
-bool ts_fsop_is_point(const ts_fsop *op);
+/* Is it an operation of the testee's (every record but OUTPUT, NOTE and an auxiliary
+ * SNAPSHOT)? Each traced call the observer follows gives exactly one: that is how the observer
+ * and the certifier count alike, so a kill armed at the Nth lands where the Nth was seen. */
+bool ts_fsop_is_operation(const ts_fsop *op);
 
 /* The last component of a store-relative path (the name within its directory). */
 const char *ts_fsop_leaf(const char *path);

@@ -455,15 +455,18 @@ call_action ts_fstrace_entry(ts_fstrace *t, pending_call *call, const uint64_t a
 
 /* ---- exits ---- */
 
-static void emit_snapshot(ts_fstrace *t, pending_call *call, long fd, const char *path) {
+/* The file read whole: the call's own record (primary), or beside it (auxiliary). A primary one
+ * that cannot be read is recorded all the same (with no bytes), so that every traced call gives
+ * one operation record. */
+static void emit_snapshot(ts_fstrace *t, pending_call *call, long fd, const char *path, bool auxiliary) {
     ssize_t n = read_back(t, call->tid, fd, path, 0, SIZE_MAX);
-    if (n < 0) {
-        ts_fstrace_note(t, call->tid, call->nr, "a store file could not be read whole: its content is not followed");
-        return;
-    }
+    if (n < 0) ts_fstrace_note(t, call->tid, call->nr, "a store file could not be read whole: its content is not followed");
+    if (n < 0 && auxiliary) return;
     ts_fsop snap = call->op;
     snap.kind = TS_FSOP_SNAPSHOT;
-    snap.flags &= ~(uint32_t)(TS_FSOP_KILLED_AFTER | TS_FSOP_HASHED);
+    snap.flags &= ~(uint32_t)(TS_FSOP_HASHED | (auxiliary ? TS_FSOP_KILLED_AFTER : 0));
+    if (auxiliary) snap.flags |= TS_FSOP_AUXILIARY;
+    if (n < 0) snap.flags |= TS_FSOP_DATA_LOST, n = 0;
     snap.data = t->data;
     snap.data_len = (size_t)n;
     snap.size = (uint64_t)n;
@@ -485,6 +488,9 @@ static void write_exit(ts_fstrace *t, pending_call *call, int64_t result) {
     ssize_t n = read_back(t, call->tid, call->fd, NULL, call->op.offset, (size_t)result);
     if (n != (ssize_t)result) {
         ts_fstrace_note(t, call->tid, call->nr, "a write to the store could not be read back (too large, or the file is gone): its bytes are not followed");
+        call->op.flags |= TS_FSOP_DATA_LOST;
+        call->op.size = (uint64_t)result;
+        ts_fstrace_emit(t, &call->op);
         return;
     }
     call->op.data = t->data;
@@ -504,7 +510,7 @@ void ts_fstrace_exit(ts_fstrace *t, pending_call *call, int64_t result) {
                 : stat(call->abs, &st) == 0)
             call->op.ino = inode_of(&st);
         ts_fstrace_emit(t, &call->op);
-        if (result >= 0 && call->outside_source) emit_snapshot(t, call, -1, call->abs);
+        if (result >= 0 && call->outside_source) emit_snapshot(t, call, -1, call->abs, true);
         return;
     case TS_FSOP_MKDIR:
         if (result >= 0 && lstat(call->abs, &st) == 0) call->op.ino = inode_of(&st);
@@ -515,7 +521,7 @@ void ts_fstrace_exit(ts_fstrace *t, pending_call *call, int64_t result) {
             int mode = (int)call->op.offset;
             call->op.offset = 0;
             if (result == 0 && (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE | FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE))) {
-                emit_snapshot(t, call, call->fd, NULL);
+                emit_snapshot(t, call, call->fd, NULL, false); /* ranges zeroed or moved: the file as it is */
                 return;
             }
             if (stat_fd(call->tid, call->fd, &st)) call->op.size = (uint64_t)st.st_size;
@@ -523,15 +529,17 @@ void ts_fstrace_exit(ts_fstrace *t, pending_call *call, int64_t result) {
         ts_fstrace_emit(t, &call->op);
         return;
     case TS_FSOP_FSYNC:
-        if (call->nr == SYS_msync || is_mapped(t, call->op.ino)) {
-            if (result == 0) emit_snapshot(t, call, call->nr == SYS_msync ? -1 : call->fd, call->nr == SYS_msync ? call->abs : NULL);
-            if (call->nr == SYS_msync && !call->synchronous) return; /* MS_ASYNC: written back, not synced */
+        if (call->nr == SYS_msync && !call->synchronous) { /* MS_ASYNC: written back, not synced */
+            emit_snapshot(t, call, -1, call->abs, false);
+            return;
         }
+        if ((call->nr == SYS_msync || is_mapped(t, call->op.ino)) && result == 0)
+            emit_snapshot(t, call, call->nr == SYS_msync ? -1 : call->fd, call->nr == SYS_msync ? call->abs : NULL, true);
         ts_fstrace_emit(t, &call->op);
         return;
     case TS_FSOP_LINK:
         ts_fstrace_emit(t, &call->op);
-        if (result == 0 && call->outside_source) emit_snapshot(t, call, -1, call->abs);
+        if (result == 0 && call->outside_source) emit_snapshot(t, call, -1, call->abs, true);
         return;
     default: ts_fstrace_emit(t, &call->op); return;
     }

@@ -1,0 +1,349 @@
+/* nemesis.c — the faults of a resume case; see nemesis.h. The store's side (the observer's trace,
+ * the persistence model, crash states) is conformance/nemesis/fsnemesis.h's. */
+#include "conformance/certifier/nemesis.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "conformance/nemesis/fsnemesis.h"
+#include "core/json/codec.h"
+
+enum { MAX_STATES_PER_POINT = 64 };
+
+/* A point of the uninterrupted run, and where its crash states are in `states`. */
+typedef struct point_record {
+    long number;
+    uint64_t store_op;       /* 0: a protocol point */
+    size_t action;
+    bool answered;           /* the action's answer came before it (a store operation after the answer) */
+    uint64_t changes;        /* store changes applied before a kill there */
+    size_t records;          /* the run's model records before a kill there */
+} point_record;
+
+typedef struct named_state {
+    char name[48];
+    uint64_t id;
+} named_state;
+
+struct ts_nemesis {
+    ts_testee *testee;
+    char case_dir[1024];
+    ts_nemesis_options options;
+    ts_fsnemesis *fs;          /* NULL: not observing */
+    ts_kill_plan plan;
+    bool recording;            /* the uninterrupted run: its points are kept */
+    long next_point;
+    long killed_point;         /* the plan's kill happened there (0: not yet) */
+    uint64_t changes;
+    bool death_seen;           /* a store operation the observer killed at was drained */
+    ts_case_world *world;           /* during a drain */
+    ts_buf crash;              /* the run's power loss, as JSON members */
+    ts_buf scratch;
+    ts_buf warnings;
+    point_record *points;
+    size_t point_count, point_cap;
+    long protocol_points, store_points;
+    uint64_t store_operations;
+};
+
+static bool grow(void **items, size_t *cap, size_t count, size_t size) {
+    if (count < *cap) return true;
+    size_t next = *cap ? 2 * *cap : 64;
+    void *grown = realloc(*items, next * size);
+    if (!grown) return false;
+    *items = grown;
+    *cap = next;
+    return true;
+}
+
+ts_nemesis *ts_nemesis_new(ts_testee *testee, const char *case_dir, const ts_nemesis_options *options, char *why,
+                           size_t why_size) {
+    ts_nemesis *n = calloc(1, sizeof *n);
+    if (!n) {
+        snprintf(why, why_size, "out of memory");
+        return NULL;
+    }
+    n->testee = testee;
+    snprintf(n->case_dir, sizeof n->case_dir, "%s", case_dir);
+    if (options) n->options = *options;
+    ts_buf_init(&n->crash);
+    ts_buf_init(&n->scratch);
+    ts_buf_init(&n->warnings);
+    if (n->options.observe) {
+        n->fs = ts_fsnemesis_new(case_dir, NULL, why, why_size);
+        if (!n->fs || !ts_testee_observe(testee, ts_fsnemesis_root(n->fs), ts_fsnemesis_trace_fd(n->fs))) {
+            if (n->fs) snprintf(why, why_size, "this testee cannot be observed (in-process, or not Linux x86-64)");
+            ts_nemesis_free(n);
+            return NULL;
+        }
+    }
+    n->options.power_loss &= n->fs != NULL;
+    return n;
+}
+
+void ts_nemesis_free(ts_nemesis *n) {
+    if (!n) return;
+    if (n->fs) ts_testee_observe(n->testee, NULL, -1);
+    ts_fsnemesis_free(n->fs);
+    ts_buf_free(&n->crash);
+    ts_buf_free(&n->scratch);
+    ts_buf_free(&n->warnings);
+    free(n->points);
+    free(n);
+}
+
+bool ts_nemesis_observing(const ts_nemesis *n) { return n->fs != NULL; }
+bool ts_nemesis_power_loss(const ts_nemesis *n) { return n->options.power_loss; }
+
+const char *ts_nemesis_warnings(const ts_nemesis *n) { return n->warnings.data ? n->warnings.data : ""; }
+
+bool ts_nemesis_begin_run(ts_nemesis *n, const char *name, const ts_kill_plan *plan, char *store, size_t store_size,
+                          char *why, size_t why_size) {
+    n->plan = plan ? *plan : (ts_kill_plan){0};
+    n->recording = n->plan.point == 0;
+    n->next_point = 0;
+    n->killed_point = 0;
+    n->changes = 0;
+    n->death_seen = false;
+    ts_buf_reset(&n->crash);
+    if (n->recording) {
+        n->point_count = 0;
+        n->protocol_points = n->store_points = 0;
+        n->store_operations = 0;
+    }
+    if (!n->fs) { /* no observer: an empty directory is all a run needs */
+        snprintf(store, store_size, "%s/%s", n->case_dir, name);
+        if (mkdir(store, 0700) != 0) {
+            snprintf(why, why_size, "cannot make the store %s: %s", store, strerror(errno));
+            return false;
+        }
+        return true;
+    }
+    if (!ts_fsnemesis_begin_run(n->fs, name, why, why_size)) return false;
+    snprintf(store, store_size, "%s", ts_fsnemesis_store(n->fs));
+    if (n->plan.store_op && !ts_testee_arm(n->testee, name, n->plan.store_op, true)) {
+        snprintf(why, why_size, "the observer cannot be armed");
+        return false;
+    }
+    return true;
+}
+
+/* Keeps a point of the uninterrupted run (its crash states are planned once the run is over). */
+static void keep_point(ts_nemesis *n, long number, uint64_t store_op) {
+    if (!grow((void **)&n->points, &n->point_cap, n->point_count, sizeof *n->points)) return;
+    n->points[n->point_count++] = (point_record){number, store_op, ts_case_world_action_index(n->world),
+                                                 ts_case_world_action_answered(n->world), n->changes,
+                                                 n->fs ? ts_fsnemesis_records(n->fs) : 0};
+}
+
+/* The crash states of a power loss at p, named: the strict one everywhere, the single-operation
+ * ones just before a sync (where the most is unsynced). Returns how many (at most max). */
+static size_t states_at(const ts_nemesis *n, const point_record *p, named_state *out, size_t max) {
+    if (!n->options.power_loss) return 0;
+    ts_crash_state states[MAX_STATES_PER_POINT];
+    bool single = ts_fsnemesis_sync_follows(n->fs, p->records);
+    size_t count = ts_fsnemesis_crash_states(n->fs, p->records, single, states, MAX_STATES_PER_POINT);
+    ts_buf name;
+    ts_buf_init(&name);
+    for (size_t i = 0; i < count && i < max; i++) {
+        ts_buf_reset(&name);
+        ts_crash_state_name(&states[i], &name);
+        snprintf(out[i].name, sizeof out[i].name, "%s", name.data ? name.data : "");
+        out[i].id = states[i].id;
+    }
+    ts_buf_free(&name);
+    return count < max ? count : max;
+}
+
+/* One store operation drained from the trace: an event, and a point when it changes the store. */
+static void on_operation(void *context, const ts_fsop *op, uint64_t number) {
+    ts_nemesis *n = context;
+    bool change = number && ts_fsop_mutates(op) && op->result >= 0 && !(op->flags & TS_FSOP_NOT_RUN);
+    bool killed_here = op->flags & (TS_FSOP_NOT_RUN | TS_FSOP_KILLED_AFTER);
+    if (number) n->store_operations += n->recording;
+    long point = 0;
+    if (change) {
+        n->changes++;
+        point = ++n->next_point;
+        if (n->recording) n->store_points++, keep_point(n, point, number);
+    }
+    ts_buf *e = &n->scratch;
+    ts_buf_reset(e);
+    ts_buf_append_str(e, "{\"store\":");
+    if (point) ts_buf_appendf(e, "%lu,\"point\":%ld", (unsigned long)number, point);
+    else ts_buf_appendf(e, "%lu", (unsigned long)number);
+    ts_buf_append_str(e, ",\"op\":");
+    ts_fsop_to_json(op, e);
+    ts_buf_append_char(e, '}');
+    ts_case_world_event(n->world, e->data, e->len);
+    if (killed_here && n->plan.store_op && !n->killed_point) {
+        n->death_seen = true;
+        n->killed_point = point ? point : n->next_point;
+    }
+}
+
+static void drain(ts_nemesis *n, ts_case_world *w, uint64_t limit) {
+    if (!n->fs) return;
+    n->world = w;
+    char why[300];
+    if (!ts_fsnemesis_drain(n->fs, ts_testee_pid(n->testee), limit, on_operation, n, why, sizeof why) &&
+        !strstr(n->warnings.data ? n->warnings.data : "", why))
+        ts_buf_appendf(&n->warnings, "%s%s", n->warnings.len ? "; " : "", why);
+}
+
+bool ts_nemesis_at_line(ts_nemesis *n, ts_case_world *w, bool is_call, long *point) {
+    drain(n, w, ts_testee_stdout_offset(n->testee));
+    if (!is_call) return false;
+    *point = ++n->next_point;
+    n->world = w;
+    if (n->recording) n->protocol_points++, keep_point(n, *point, 0);
+    if (n->plan.point == *point && !n->plan.store_op && !n->killed_point) {
+        n->killed_point = *point;
+        return true;
+    }
+    return false;
+}
+
+/* The plan's power loss: the crash state written into the store (the testee is gone). */
+static void power_loss(ts_nemesis *n, ts_case_world *w) {
+    ts_buf description;
+    ts_buf_init(&description);
+    char why[300];
+    if (ts_fsnemesis_power_loss(n->fs, n->plan.crash_state, &description, why, sizeof why)) {
+        ts_buf_reset(&n->crash);
+        ts_buf_append_str(&n->crash, ",\"crash\":{\"state\":");
+        ts_codec_write_string(&n->crash, ts_str_from(n->plan.crash_state));
+        ts_buf_append_str(&n->crash, ",\"description\":");
+        ts_codec_write_string(&n->crash, (ts_str){description.data ? description.data : "", description.len});
+        ts_buf_append_char(&n->crash, '}');
+        ts_buf_reset(&n->scratch);
+        ts_buf_append_str(&n->scratch, "{\"power-loss\":");
+        ts_codec_write_string(&n->scratch, ts_str_from(n->plan.crash_state));
+        ts_buf_append_str(&n->scratch, ",\"description\":");
+        ts_codec_write_string(&n->scratch, (ts_str){description.data ? description.data : "", description.len});
+        ts_buf_append_char(&n->scratch, '}');
+    } else { /* the run took another course: the kill stands, as a killed process's */
+        ts_fsnemesis_restart(n->fs, why, sizeof why);
+        ts_buf_reset(&n->scratch);
+        ts_buf_append_str(&n->scratch, "{\"note\":");
+        char text[400];
+        snprintf(text, sizeof text, "no power loss: %s (the run differs from the uninterrupted one here)", why);
+        ts_codec_write_string(&n->scratch, ts_str_from(text));
+        ts_buf_append_char(&n->scratch, '}');
+    }
+    ts_case_world_event(w, n->scratch.data, n->scratch.len);
+    ts_buf_free(&description);
+}
+
+bool ts_nemesis_after_death(ts_nemesis *n, ts_case_world *w, bool killed_at_line) {
+    drain(n, w, UINT64_MAX);
+    bool ours = killed_at_line || n->death_seen;
+    if (!ours) return false;
+    n->death_seen = false;
+    if (!killed_at_line) {
+        ts_buf_reset(&n->scratch);
+        ts_buf_appendf(&n->scratch, "{\"killed\":%ld}", n->killed_point);
+        ts_case_world_event(w, n->scratch.data, n->scratch.len);
+    }
+    if (!n->fs) return true;
+    char why[300];
+    if (n->plan.crash_state[0]) power_loss(n, w);
+    else ts_fsnemesis_restart(n->fs, why, sizeof why); /* a killed process: the store as it left it */
+    return true;
+}
+
+void ts_nemesis_restarted(ts_nemesis *n, ts_case_world *w) { drain(n, w, UINT64_MAX); }
+
+void ts_nemesis_end_run(ts_nemesis *n, ts_case_world *w) {
+    drain(n, w, UINT64_MAX);
+    const char *seen = n->fs ? ts_fsnemesis_warnings(n->fs) : "";
+    if (*seen && !strstr(n->warnings.data ? n->warnings.data : "", seen))
+        ts_buf_appendf(&n->warnings, "%s%s", n->warnings.len ? "; " : "", seen);
+}
+
+long ts_nemesis_kill_point(const ts_nemesis *n) { return n->killed_point; }
+
+void ts_nemesis_describe_run(const ts_nemesis *n, ts_buf *out) {
+    if (n->crash.len) ts_buf_append(out, n->crash.data, n->crash.len);
+    if (n->fs) ts_buf_appendf(out, ",\"storeOperations\":%lu", (unsigned long)ts_fsnemesis_operations(n->fs));
+}
+
+void ts_nemesis_counts(const ts_nemesis *n, long *protocol_points, long *store_points, uint64_t *store_operations) {
+    *protocol_points = n->protocol_points;
+    *store_points = n->store_points;
+    *store_operations = n->store_operations;
+}
+
+/* ---- planning the kill runs ---- */
+
+typedef struct identity {
+    size_t action;
+    bool answered;
+    uint64_t what;   /* store changes (a killed process), or the crash state's id */
+    bool power;
+} identity;
+
+static bool seen(const identity *ids, size_t count, identity id) {
+    for (size_t i = 0; i < count; i++)
+        if (ids[i].action == id.action && ids[i].answered == id.answered && ids[i].what == id.what && ids[i].power == id.power)
+            return true;
+    return false;
+}
+
+size_t ts_nemesis_plans(const ts_nemesis *n, bool exact, ts_kill_plan **out, size_t *merged) {
+    *merged = 0;
+    size_t cap = n->point_count * (1 + MAX_STATES_PER_POINT) + 1, count = 0, id_count = 0;
+    ts_kill_plan *plans = calloc(cap, sizeof *plans);
+    identity *ids = calloc(cap, sizeof *ids);
+    named_state *states = calloc(MAX_STATES_PER_POINT, sizeof *states);
+    if (!plans || !ids || !states) {
+        free(plans);
+        free(ids);
+        free(states);
+        *out = NULL;
+        return 0;
+    }
+    bool merge = !exact && n->fs; /* without the observer, nothing says two points kill the same */
+    for (size_t i = 0; i < n->point_count; i++) {
+        const point_record *p = &n->points[i];
+        identity id = {p->action, p->answered, p->changes, false};
+        if (merge && seen(ids, id_count, id)) (*merged)++;
+        else ids[id_count++] = id, plans[count++] = (ts_kill_plan){p->number, p->store_op, ""};
+        size_t state_count = states_at(n, p, states, MAX_STATES_PER_POINT);
+        for (size_t k = 0; k < state_count; k++) {
+            identity pid = {p->action, p->answered, states[k].id, true};
+            if (!exact && seen(ids, id_count, pid)) {
+                (*merged)++;
+                continue;
+            }
+            ids[id_count++] = pid;
+            plans[count] = (ts_kill_plan){p->number, p->store_op, ""};
+            snprintf(plans[count++].crash_state, sizeof plans[0].crash_state, "%s", states[k].name);
+        }
+    }
+    free(ids);
+    free(states);
+    *out = plans;
+    return count;
+}
+
+bool ts_nemesis_plan_for(const ts_nemesis *n, long point, const char *crash_state, ts_kill_plan *out) {
+    named_state states[MAX_STATES_PER_POINT];
+    for (size_t i = 0; i < n->point_count; i++) {
+        const point_record *p = &n->points[i];
+        if (p->number != point) continue;
+        *out = (ts_kill_plan){p->number, p->store_op, ""};
+        if (!crash_state) return true;
+        size_t count = states_at(n, p, states, MAX_STATES_PER_POINT);
+        for (size_t k = 0; k < count; k++)
+            if (!strcmp(states[k].name, crash_state)) {
+                snprintf(out->crash_state, sizeof out->crash_state, "%s", crash_state);
+                return true;
+            }
+        return false;
+    }
+    return false;
+}

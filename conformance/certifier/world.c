@@ -1,0 +1,425 @@
+/* world.c — the world of a resume case; see world.h. */
+#include "conformance/certifier/world.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conformance/certifier/nemesis.h"
+#include "conformance/protocol/conversation.h"
+#include "core/json/codec.h"
+
+/* A run's recorded history (every line the testee wrote, with its reply) beyond this many bytes
+ * ends the case ("history-limit"): memory stays bounded whatever the testee writes. */
+static const size_t max_history_bytes = (size_t)64 << 20;
+
+struct ts_case_world {
+    const ts_case *c;
+    ts_arena case_arena;        /* the actions */
+    ts_scenario_action *actions;
+    size_t action_count;
+    long max_points;
+    double deadline;
+    /* the run in flight */
+    ts_testee *testee;
+    ts_nemesis *nemesis;
+    ts_buf prefix;              /* the request up to "action": {"id","op","store","thread","tools", */
+    ts_arena arena;             /* parsed lines of this run */
+    ts_buf events;              /* the run's events, comma-separated */
+    size_t action;              /* the action in flight */
+    long action_lines;          /* its world calls and commit notices so far */
+    bool answered;              /* its answer came */
+    bool killed;                /* the nemesis killed the testee during the action in flight */
+    const ts_json *answer;      /* the last answer (parsed), or NULL */
+    char protocol[300];         /* a protocol error seen in a line, or "" */
+    ts_case_run_outcome *run;
+};
+
+ts_case_world *ts_case_world_new(const ts_case *c, char *why, size_t why_size) {
+    ts_case_world *w = calloc(1, sizeof *w);
+    if (!w) {
+        snprintf(why, why_size, "out of memory");
+        return NULL;
+    }
+    w->c = c;
+    w->max_points = 1000;
+    ts_arena_init(&w->case_arena);
+    ts_arena_init(&w->arena);
+    ts_buf_init(&w->prefix);
+    ts_buf_init(&w->events);
+    ts_error err;
+    if (!ts_scenario_actions(&c->scenario, &w->case_arena, &w->actions, &w->action_count, &err)) {
+        snprintf(why, why_size, "%s", err.message);
+        ts_case_world_free(w);
+        return NULL;
+    }
+    for (size_t i = 0; i < w->action_count; i++)
+        if (w->actions[i].kind == TS_SCENARIO_BRANCH) {
+            snprintf(why, why_size, "events: a branch (an edit) is not an action of the resume op");
+            ts_case_world_free(w);
+            return NULL;
+        }
+    return w;
+}
+
+void ts_case_world_free(ts_case_world *w) {
+    if (!w) return;
+    ts_arena_free(&w->case_arena);
+    ts_arena_free(&w->arena);
+    ts_buf_free(&w->prefix);
+    ts_buf_free(&w->events);
+    free(w);
+}
+
+bool ts_case_world_needs_async(const ts_case_world *w) {
+    for (size_t i = 0; i < w->action_count; i++)
+        if (w->actions[i].kind == TS_SCENARIO_COMPLETE) return true;
+    for (size_t i = 0; i < w->c->scenario.tool_count; i++)
+        if (w->c->scenario.tools[i].async) return true;
+    return false;
+}
+
+void ts_case_world_set_bounds(ts_case_world *w, long max_points_per_action, double deadline) {
+    w->max_points = max_points_per_action;
+    w->deadline = deadline;
+}
+
+void ts_case_world_event(ts_case_world *w, const char *json, size_t len) {
+    if (w->events.len) ts_buf_append_char(&w->events, ',');
+    ts_buf_append(&w->events, json, len);
+}
+
+static void event(ts_case_world *w, const char *json) { ts_case_world_event(w, json, strlen(json)); }
+
+size_t ts_case_world_action_index(const ts_case_world *w) { return w->action; }
+long ts_case_world_action_lines(const ts_case_world *w) { return w->action_lines; }
+bool ts_case_world_action_answered(const ts_case_world *w) { return w->answered; }
+
+/* A bound of the case was reached: the run stops here, and so does the case. */
+static ts_line_verdict reach_limit(ts_case_world *w, const char *limit, const char *detail) {
+    w->run->limit = limit;
+    snprintf(w->run->detail, sizeof w->run->detail, "%s", detail);
+    return TS_LINE_KILL;
+}
+
+static bool past_deadline(const ts_case_world *w) { return w->deadline > 0 && ts_testee_clock() >= w->deadline; }
+
+/* ------------------------------------------------------------------------- replies ---- */
+
+/* llm[k] as an assistant ChatMessage. */
+static void scripted_message(ts_buf *out, const ts_json *answer) {
+    ts_buf_append_str(out, "{\"role\":\"assistant\",\"contents\":[");
+    ts_str text = ts_json_string(ts_json_get(answer, "text"));
+    bool first = true;
+    if (text.ptr) {
+        ts_buf_append_str(out, "{\"$type\":\"text\",\"text\":");
+        ts_codec_write_string(out, text);
+        ts_buf_append_char(out, '}');
+        first = false;
+    }
+    const ts_json *calls = ts_json_get(answer, "toolCalls");
+    for (size_t i = 0; calls && calls->kind == TS_JSON_ARRAY && i < calls->u.a.count; i++) {
+        const ts_json *c = &calls->u.a.items[i];
+        ts_buf_append_str(out, first ? "{\"$type\":\"functionCall\",\"callId\":" : ",{\"$type\":\"functionCall\",\"callId\":");
+        ts_codec_write_string(out, ts_json_string(ts_json_get(c, "callId")));
+        ts_buf_append_str(out, ",\"name\":");
+        ts_codec_write_string(out, ts_json_string(ts_json_get(c, "name")));
+        ts_buf_append_str(out, ",\"arguments\":");
+        ts_codec_write(out, ts_json_get(c, "arguments"), TS_WRITE_COMPACT);
+        ts_buf_append_char(out, '}');
+        first = false;
+    }
+    ts_buf_append_str(out, "]}");
+}
+
+static void reply_start(ts_case_world *w, ts_buf *reply) {
+    ts_buf_append_str(reply, "{\"id\":");
+    ts_codec_write_string(reply, ts_str_from(w->c->id));
+}
+
+/* A model call: llm[k], k the assistant messages it shows; past the script, an error. */
+static void answer_model(ts_case_world *w, const ts_json *messages, ts_buf *reply) {
+    ts_item *items;
+    size_t count;
+    char why[300];
+    reply_start(w, reply);
+    if (!ts_resume_items(messages, &w->arena, &items, &count, why, sizeof why)) {
+        ts_buf_append_str(reply, ",\"error\":");
+        ts_codec_write_string(reply, ts_str_from(why));
+        ts_buf_append_char(reply, '}');
+        ts_buf_append_str(&w->events, ",\"reply\":null");
+        return;
+    }
+    size_t k = ts_count_assistants(items, count);
+    if (k >= w->c->scenario.llm_count) {
+        ts_buf_appendf(reply, ",\"error\":\"the scenario scripts %zu model answers; this conversation holds %zu "
+                              "assistant messages\"}", w->c->scenario.llm_count, k);
+        ts_buf_append_str(&w->events, ",\"reply\":null");
+        return;
+    }
+    ts_buf_append_str(reply, ",\"reply\":");
+    scripted_message(reply, &w->c->scenario.llm[k]);
+    ts_buf_append_char(reply, '}');
+    ts_buf_appendf(&w->events, ",\"reply\":%zu", k);
+}
+
+/* A tool call: its script's result, error, or pending; a tool the scenario lacks fails. */
+static void answer_tool(ts_case_world *w, ts_str name, ts_buf *reply) {
+    const ts_tool_script *tool = ts_scenario_tool(&w->c->scenario, name);
+    ts_buf body;
+    ts_buf_init(&body);
+    if (!tool) {
+        char message[200];
+        snprintf(message, sizeof message, "no tool named \"%.*s\"", (int)(name.len > 120 ? 120 : name.len), name.ptr);
+        ts_buf_append_str(&body, "{\"error\":");
+        ts_codec_write_string(&body, ts_str_from(message));
+        ts_buf_append_char(&body, '}');
+    } else if (tool->async) {
+        ts_buf_append_str(&body, "{\"pending\":true}");
+    } else {
+        ts_buf_append_str(&body, tool->failed ? "{\"error\":" : "{\"result\":");
+        ts_codec_write(&body, &tool->result, TS_WRITE_COMPACT);
+        ts_buf_append_char(&body, '}');
+    }
+    reply_start(w, reply);
+    ts_buf_append_str(reply, ",\"reply\":");
+    ts_buf_append(reply, body.data, body.len);
+    ts_buf_append_char(reply, '}');
+    ts_buf_append_str(&w->events, ",\"reply\":");
+    ts_buf_append(&w->events, body.data, body.len);
+    ts_buf_free(&body);
+}
+
+/* Records a world call as point p (the event is left open for its reply). */
+static void record_call(ts_case_world *w, long p, const ts_json *v, const ts_json *messages, ts_str call, ts_str commit) {
+    ts_buf_appendf(&w->events, "%s{\"point\":%ld", w->events.len ? "," : "", p);
+    if (ts_str_eq_cstr(call, "model")) {
+        ts_buf_append_str(&w->events, ",\"model\":");
+        ts_codec_write(&w->events, messages, TS_WRITE_COMPACT);
+    } else if (ts_str_eq_cstr(call, "tool")) {
+        ts_buf_append_str(&w->events, ",\"tool\":{\"name\":");
+        ts_codec_write_string(&w->events, ts_json_string(ts_json_get(v, "name")));
+        ts_buf_append_str(&w->events, ",\"callId\":");
+        ts_codec_write_string(&w->events, ts_json_string(ts_json_get(v, "callId")));
+        const ts_json *arguments = ts_json_get(v, "arguments");
+        ts_buf_append_str(&w->events, ",\"arguments\":");
+        ts_json none = ts_json_make_null();
+        ts_codec_write(&w->events, arguments ? arguments : &none, TS_WRITE_COMPACT);
+        ts_buf_append_char(&w->events, '}');
+    } else {
+        ts_buf_appendf(&w->events, ",\"commit\":\"%.*s\",\"what\":", (int)commit.len, commit.ptr);
+        ts_codec_write_string(&w->events, ts_json_string(ts_json_get(v, "what")));
+    }
+}
+
+/* Every line the testee writes during an action: a world call (a point), or the answer. */
+static ts_line_verdict on_line(void *context, const char *line, size_t len, ts_buf *reply) {
+    ts_case_world *w = context;
+    ts_json v;
+    ts_error err;
+    if (!ts_codec_parse(&w->arena, line, len, &v, &err) || v.kind != TS_JSON_OBJECT) {
+        snprintf(w->protocol, sizeof w->protocol, "a line that is not a JSON object: %.200s", err.message);
+        return TS_LINE_KILL;
+    }
+    ts_str id = ts_json_string(ts_json_get(&v, "id")), call = ts_json_string(ts_json_get(&v, "call"));
+    ts_str commit = ts_json_string(ts_json_get(&v, "commit"));
+    if (!ts_str_eq_cstr(id, w->c->id)) {
+        snprintf(w->protocol, sizeof w->protocol, "a line without this case's \"id\": %.200s", line);
+        return TS_LINE_KILL;
+    }
+    bool is_call = call.ptr || commit.ptr;
+    long point = 0;
+    bool kill = ts_nemesis_at_line(w->nemesis, w, is_call, &point); /* the store's operations before it first */
+    if (!is_call) { /* the answer */
+        event(w, "{\"answer\":");
+        ts_codec_write(&w->events, &v, TS_WRITE_COMPACT);
+        ts_buf_append_char(&w->events, '}');
+        w->answer = ts_arena_alloc(&w->arena, sizeof v);
+        if (w->answer) *(ts_json *)w->answer = v;
+        w->answered = true;
+        return TS_LINE_ANSWER;
+    }
+    const ts_json *messages = ts_json_get(&v, "messages");
+    bool model = ts_str_eq_cstr(call, "model"), tool = ts_str_eq_cstr(call, "tool");
+    if ((call.ptr && !model && !tool) || (model && !messages) ||
+        (commit.ptr && !ts_str_eq_cstr(commit, "before") && !ts_str_eq_cstr(commit, "after"))) {
+        snprintf(w->protocol, sizeof w->protocol, "an unknown world call: %.200s", line);
+        return TS_LINE_KILL;
+    }
+    char why[200];
+    if (past_deadline(w)) return reach_limit(w, "case-timeout", "the case reached its deadline (--case-timeout)");
+    if (++w->action_lines > w->max_points) {
+        snprintf(why, sizeof why, "the testee wrote more than %ld world calls and commit notices during one action "
+                 "(--max-points-per-action)", w->max_points);
+        return reach_limit(w, "point-limit", why);
+    }
+    if (w->events.len > max_history_bytes) {
+        snprintf(why, sizeof why, "the run's recorded history passed %zu bytes", max_history_bytes);
+        return reach_limit(w, "history-limit", why);
+    }
+    record_call(w, point, &v, messages, call, commit);
+    if (kill) {
+        ts_buf_appendf(&w->events, "},{\"killed\":%ld}", point);
+        w->killed = true;
+        return TS_LINE_KILL;
+    }
+    if (model) answer_model(w, messages, reply);
+    else if (tool) answer_tool(w, ts_json_string(ts_json_get(&v, "name")), reply);
+    else reply_start(w, reply), ts_buf_append_str(reply, ",\"ack\":true}");
+    ts_buf_append_char(&w->events, '}');
+    return TS_LINE_REPLY;
+}
+
+/* ------------------------------------------------------------------------- actions ---- */
+
+/* Sends one action (its JSON text) and records it; false when the run cannot go on. A death
+ * the nemesis caused (a kill at a point, an armed store operation) is a kill, not an outcome. */
+static bool send(ts_case_world *w, const char *action, long of, int attempt) {
+    ts_buf_appendf(&w->events, "%s{\"send\":%s", w->events.len ? "," : "", action);
+    if (of >= 0) ts_buf_appendf(&w->events, ",\"of\":%ld,\"attempt\":%d", of, attempt);
+    ts_buf_append_char(&w->events, '}');
+    ts_buf request;
+    ts_buf_init(&request);
+    ts_buf_appendf(&request, "%s\"action\":%s}", w->prefix.data, action);
+    w->answer = NULL;
+    w->protocol[0] = '\0';
+    w->action_lines = 0;
+    w->answered = false;
+    w->killed = false;
+    ts_call_result result;
+    if (past_deadline(w)) {
+        reach_limit(w, "case-timeout", "the case reached its deadline (--case-timeout)");
+        memset(&result, 0, sizeof result);
+        result.status = TS_CALL_CASE_TIMEOUT;
+    } else {
+        ts_testee_converse(w->testee, request.data, request.len, on_line, w, &result);
+    }
+    ts_buf_free(&request);
+    ts_case_run_outcome *run = w->run;
+    bool died = result.status == TS_CALL_CRASHED || result.status == TS_CALL_EXITED;
+    if (!run->limit && !w->protocol[0] && (w->killed || died) &&
+        ts_nemesis_after_death(w->nemesis, w, w->killed)) {
+        w->killed = true;
+        event(w, "{\"restart\":\"kill\"}");
+        return true;
+    }
+    if (result.status == TS_CALL_ANSWERED && !w->protocol[0] && w->answer && !run->limit) return true;
+    if (result.status == TS_CALL_CASE_TIMEOUT && !run->limit)
+        reach_limit(w, "case-timeout", "the case reached its deadline (--case-timeout) waiting for a line");
+    run->outcome = run->limit ? run->limit : w->protocol[0] ? "protocol-error" : ts_call_status_name(result.status);
+    if (!run->limit) snprintf(run->detail, sizeof run->detail, "%s", w->protocol[0] ? w->protocol : result.detail);
+    if (result.status == TS_CALL_ANSWERED && !w->protocol[0] && !run->limit)
+        snprintf(run->detail, sizeof run->detail, "an answer that is no object");
+    event(w, "{\"outcome\":");
+    ts_codec_write_string(&w->events, ts_str_from(run->outcome));
+    ts_buf_append_str(&w->events, ",\"detail\":");
+    ts_codec_write_string(&w->events, ts_str_from(run->detail));
+    ts_buf_append_char(&w->events, '}');
+    if (w->protocol[0]) ts_testee_stop(w->testee); /* out of step: start it afresh */
+    run->aborted = true;
+    return false;
+}
+
+static void action_text(const ts_scenario_action *a, ts_buf *out) {
+    ts_buf_reset(out);
+    if (a->kind == TS_SCENARIO_USER) {
+        ts_buf_append_str(out, "{\"user\":");
+        ts_codec_write_string(out, a->text);
+    } else {
+        ts_buf_append_str(out, "{\"complete\":");
+        ts_codec_write_string(out, a->call_id);
+        ts_buf_append_str(out, a->failed ? ",\"error\":" : ",\"result\":");
+        ts_codec_write(out, &a->result, TS_WRITE_COMPACT);
+    }
+    ts_buf_append_char(out, '}');
+}
+
+/* After a kill: did the interrupted action take effect (its user message, its result, in the
+ * stored conversation)? Reads it to find out: a user action took effect when the read holds at
+ * least as many user messages as user actions were sent up to it (the same text may be sent
+ * twice), a complete when the read holds its call's result. */
+static bool took_effect(ts_case_world *w, const ts_scenario_action *a) {
+    if (!send(w, "{\"read\":true}", -1, 0)) return true;
+    ts_item *items;
+    size_t count, users = 0;
+    char why[300];
+    if (!ts_resume_items(ts_json_get(w->answer, "messages"), &w->arena, &items, &count, why, sizeof why)) return true;
+    bool result = false;
+    for (size_t i = 0; i < count; i++) {
+        users += items[i].kind == TS_ITEM_USER;
+        result |= items[i].kind == TS_ITEM_RESULT && ts_str_eq(items[i].call_id, a->call_id);
+    }
+    return a->kind == TS_SCENARIO_USER ? users >= a->users_before + 1 : result;
+}
+
+static bool answered_unsupported(const ts_case_world *w) {
+    const ts_json *u = ts_json_get(w->answer, "unsupported");
+    return u && u->kind == TS_JSON_TRUE;
+}
+
+static void begin(ts_case_world *w, ts_testee *testee, ts_nemesis *nemesis, const char *store, ts_case_run_outcome *run) {
+    memset(run, 0, sizeof *run);
+    w->testee = testee;
+    w->nemesis = nemesis;
+    w->run = run;
+    ts_buf_reset(&w->events);
+    ts_arena_free(&w->arena);
+    ts_arena_init(&w->arena);
+    ts_buf_reset(&w->prefix);
+    ts_buf_append_str(&w->prefix, "{\"id\":");
+    ts_codec_write_string(&w->prefix, ts_str_from(w->c->id));
+    ts_buf_append_str(&w->prefix, ",\"op\":\"resume\",\"store\":");
+    ts_codec_write_string(&w->prefix, ts_str_from(store));
+    ts_buf_appendf(&w->prefix, ",\"thread\":\"%s\",\"tools\":[", w->c->scenario.execution_id);
+    const ts_scenario *s = &w->c->scenario;
+    for (size_t i = 0; i < s->tool_count; i++) {
+        ts_buf_append_str(&w->prefix, i ? ",{\"name\":" : "{\"name\":");
+        ts_codec_write_string(&w->prefix, s->tools[i].name);
+        ts_buf_append_str(&w->prefix, ",\"description\":\"a tool the certifier plays\",\"parameters\":{\"type\":\"object\"}}");
+    }
+    ts_buf_append_str(&w->prefix, "],");
+}
+
+void ts_case_world_run_case(ts_case_world *w, ts_testee *testee, ts_nemesis *nemesis, const char *store, ts_buf *out,
+                       ts_case_run_outcome *run) {
+    begin(w, testee, nemesis, store, run);
+    ts_buf action;
+    ts_buf_init(&action);
+    for (size_t i = 0; i < w->action_count && !run->aborted; i++) {
+        const ts_scenario_action *a = &w->actions[i];
+        w->action = i;
+        if (a->kind == TS_SCENARIO_RESTART) {
+            ts_testee_stop(w->testee);
+            ts_nemesis_restarted(nemesis, w);
+            event(w, "{\"restart\":\"clean\"}");
+            send(w, "{\"recover\":true}", (long)i, 1);
+        } else {
+            action_text(a, &action);
+            if (send(w, action.data, (long)i, 1) && i == 0 && answered_unsupported(w)) {
+                run->unsupported = true;
+                break;
+            }
+        }
+        if (w->killed && !run->aborted) { /* restart, recover, and retry what did not take */
+            bool took = !send(w, "{\"recover\":true}", -1, 0) || took_effect(w, a);
+            if (!took && !run->aborted && a->kind != TS_SCENARIO_RESTART) {
+                action_text(a, &action);
+                send(w, action.data, (long)i, 2);
+            }
+        }
+    }
+    if (!run->aborted && !run->unsupported && send(w, "{\"read\":true}", -1, 0) && w->killed) {
+        /* killed while it read (a store operation of the read's): recover, and read again */
+        if (send(w, "{\"recover\":true}", -1, 0)) send(w, "{\"read\":true}", -1, 0);
+    }
+    ts_nemesis_end_run(nemesis, w);
+    ts_buf_reset(out);
+    long kill = ts_nemesis_kill_point(nemesis);
+    if (kill) ts_buf_appendf(out, "{\"kill\":%ld", kill);
+    else ts_buf_append_str(out, "{\"kill\":null");
+    ts_nemesis_describe_run(nemesis, out);
+    ts_buf_append_str(out, ",\"events\":[");
+    ts_buf_append(out, w->events.data ? w->events.data : "", w->events.len);
+    ts_buf_append_str(out, "]}");
+    ts_buf_free(&action);
+}

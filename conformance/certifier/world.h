@@ -1,0 +1,69 @@
+/* world.h — the world of a resume case (PROTOCOL.md `resume`): what the certifier plays and the
+ * record of what it saw, decided from the scenario and from the testee's own lines — never from
+ * the expectation the judge holds (conformance/checkers), so a mistake there cannot steer the
+ * run it judges.
+ *
+ * Owns: the client's side of a run — the requests (the case's id, the run's store, the thread, the
+ * tool catalogue, each action as JSON), sending the scenario's actions in order, a clean restart
+ * where the scenario has one, and after a kill the client's retry: recover, read, and send the
+ * interrupted action again when its effect is not in the stored conversation; the reply to each
+ * world call (llm[k] for a view holding k assistant messages, an error past the script; a tool's
+ * scripted result, error or pending; an ack to a commit notice); and the run's events — every
+ * action sent, line read with its reply, kill, restart, store operation and harness outcome —
+ * which are the history the judge reads. Where and how to kill is the nemesis' (nemesis.h),
+ * which the run asks at every line and after every death.
+ */
+#ifndef TURNSTILE_CONFORMANCE_CERTIFIER_WORLD_H
+#define TURNSTILE_CONFORMANCE_CERTIFIER_WORLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "conformance/certifier/suite.h"
+#include "conformance/certifier/testee.h"
+#include "core/json/buf.h"
+#include "core/resume/scenario.h"
+
+typedef struct ts_case_world ts_case_world;
+typedef struct ts_nemesis ts_nemesis;
+
+/* A world for case c (borrowed; it must outlive the world). NULL with a reason when the
+ * scenario gives no actions a client can send (or out of memory). */
+ts_case_world *ts_case_world_new(const ts_case *c, char *why, size_t why_size);
+void ts_case_world_free(ts_case_world *w); /* accepts NULL */
+
+/* Does some action need an asynchronous tool (a `complete`)? */
+bool ts_case_world_needs_async(const ts_case_world *w);
+
+/* The case's bounds: world calls and commit notices per action, the case's deadline
+ * (ts_testee_clock seconds, 0 none), and the history's size. Each, when reached, ends the run
+ * and the case with a harness outcome ("point-limit", "case-timeout", "history-limit"). */
+void ts_case_world_set_bounds(ts_case_world *w, long max_points_per_action, double deadline);
+
+/* How a run ended. */
+typedef struct ts_case_run_outcome {
+    bool unsupported;       /* the testee answered the first action `unsupported` */
+    bool aborted;           /* a harness outcome ended it (outcome, detail) */
+    const char *outcome;
+    char detail[400];
+    const char *limit;      /* a bound of the case was reached (then aborted too) */
+} ts_case_run_outcome;
+
+/* One run from an empty store (store: its path, which the testee is told), the nemesis asked at
+ * every line and death. Writes the run's JSON ({"kill": the point the nemesis killed at or null,
+ * its faults, "events": [...]}) into out (reset first). */
+void ts_case_world_run_case(ts_case_world *w, ts_testee *testee, ts_nemesis *nemesis, const char *store, ts_buf *out,
+                       ts_case_run_outcome *run);
+
+/* ---- for the nemesis (nemesis.c), while a run is in flight ---- */
+
+/* Appends one event (a JSON object's text) to the run's record. */
+void ts_case_world_event(ts_case_world *w, const char *json, size_t len);
+
+/* The index of the action in flight (or the last sent), and how many world calls and commit
+ * notices it has drawn so far; whether its answer came. */
+size_t ts_case_world_action_index(const ts_case_world *w);
+long ts_case_world_action_lines(const ts_case_world *w);
+bool ts_case_world_action_answered(const ts_case_world *w);
+
+#endif
