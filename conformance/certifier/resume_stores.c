@@ -19,7 +19,8 @@ bool ts_resume_stores_make(ts_resume_stores *s) {
 
 void ts_resume_stores_remove(ts_resume_stores *s, ts_testee *testee, ts_case_result *r) {
     if (!s->made) return;
-    ts_testee_stop(testee);
+    bool used = r->verdict != TS_VERDICT_SKIPPED; /* else it answered "unsupported" at once */
+    if (used) ts_testee_stop(testee);
     ts_remove_result removed;
     if (!ts_remove_tree(s->dir, NULL, &removed)) {
         char why[100], what[sizeof r->detail];
@@ -36,6 +37,6 @@ void ts_resume_stores_remove(ts_resume_stores *s, ts_testee *testee, ts_case_res
             memcpy(r->detail, what, sizeof what);
         }
     }
-    ts_child_forget_removal(s->dir);
+    if (used) ts_child_forget_removal(s->dir); /* else also at the certifier's end, after the testee */
     s->made = false;
 }

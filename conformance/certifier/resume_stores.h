@@ -4,7 +4,8 @@
  * per run of the case. It is registered to be removed at any end of the certifier (supervise.h:
  * after every testee tree is gone), and removed at the end of the case only once the testee is
  * stopped and its whole process tree gone, since anything it started may still be writing
- * there; within remove_tree.h's bounds, a bound reached being the case's "store-limit".
+ * there (unless it never used it); within remove_tree.h's bounds, a bound reached being the
+ * case's "store-limit".
  */
 #ifndef TURNSTILE_CONFORMANCE_CERTIFIER_RESUME_STORES_H
 #define TURNSTILE_CONFORMANCE_CERTIFIER_RESUME_STORES_H
@@ -25,6 +26,9 @@ bool ts_resume_stores_make(ts_resume_stores *s);
 /* Stops the testee as a clean restart does (stdin closed, 2 s, then a kill; its tree cleared),
  * then removes the scratch directory. When a bound stops the removal, r becomes the case's error
  * "store-limit" naming the directory left (or, when r is an error already, its detail says so).
+ * A testee that answered the case "unsupported" (r skipped) never used its store and is not
+ * stopped (a merge-only testee keeps running across the suite): the directory is removed now and
+ * again at the certifier's end, after the testee, in case something recreated it meanwhile.
  * Accepts stores never made. */
 void ts_resume_stores_remove(ts_resume_stores *s, ts_testee *testee, ts_case_result *r);
 

@@ -91,7 +91,7 @@ void ts_child_kill_all(void);
  * still be writing them), within remove_tree.h's default bounds, never following a link.
  * At most TS_CHILD_MAX_REMOVALS at once, each shorter than TS_CHILD_REMOVAL_PATH bytes: false
  * when it does not fit. ts_child_forget_removal: the caller removed it, or keeps it. */
-enum { TS_CHILD_MAX_REMOVALS = 16, TS_CHILD_REMOVAL_PATH = 1200 };
+enum { TS_CHILD_MAX_REMOVALS = 64, TS_CHILD_REMOVAL_PATH = 1200 };
 bool ts_child_remove_at_end(const char *path);
 void ts_child_forget_removal(const char *path);
 

@@ -185,11 +185,11 @@ static void summary_counts(const ts_table_column *c, int64_t *passed, int64_t *f
 /* ----------------------------------------------------------------------- Markdown ------- */
 
 /* Text from a report file, safe in a Markdown table cell: every character Markdown or a table
- * would read escaped, line breaks as spaces. */
+ * would read escaped, line breaks and other control characters as spaces. */
 static void md_str(FILE *out, ts_str s) {
     for (size_t i = 0; s.ptr && i < s.len; i++) {
         char ch = s.ptr[i];
-        if (ch == '\n' || ch == '\r' || ch == '\t' || ch == '\0') ch = ' ';
+        if ((unsigned char)ch < 0x20 || ch == 0x7f) ch = ' '; /* line breaks, and escapes a terminal would obey */
         if (strchr("|*_`<>[]()#!\\&~", ch) && ch != '\0') fputc('\\', out);
         fputc(ch, out);
     }
@@ -275,7 +275,9 @@ static void html_str(FILE *out, ts_str s) {
         case '"': fputs("&quot;", out); break;
         case '\'': fputs("&#39;", out); break;
         case '\0': fputs("&#xFFFD;", out); break;
-        default: fputc(s.ptr[i], out);
+        default: /* control characters other than white space are not allowed in HTML */
+            if (((unsigned char)s.ptr[i] < 0x20 && !strchr("\t\n\r", s.ptr[i])) || s.ptr[i] == 0x7f) fputs("&#xFFFD;", out);
+            else fputc(s.ptr[i], out);
         }
     }
 }

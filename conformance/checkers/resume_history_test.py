@@ -296,6 +296,19 @@ read = [e for e in run3["events"] if "answer" in e and "messages" in e["answer"]
 del read["answer"]["messages"][-1]
 expect("U9_names_the_rule_after_a_kill", TWO, {"runs": [r0, run3]}, ["U9"])
 
+# What the testee wrote reaches the terminal escaped: an error text holding a terminal escape.
+h = copy.deepcopy(simple)
+for e in h["runs"][0]["events"]:
+    if "answer" in e and "messages" not in e["answer"]:
+        e["answer"] = {"id": e["answer"]["id"], "error": "disk \x1b]0;owned\x07\x1b[2J full"}
+        break
+got, out = judge(SIMPLE, h, "U3")
+if got == {"U3"} and "\x1b" not in out and "\x07" not in out and "disk \\x1b]0;owned\\x07\\x1b[2J full" in out:
+    passed += 1
+else:
+    failed += 1
+    print("FAIL findings_escape_what_the_testee_wrote: %r" % out, file=sys.stderr)
+
 # A history that proves nothing is refused (exit 2, naming the field), never passed: no runs, a
 # run with no events, a killed run first, another case's history, another case's id (issue 20).
 def refused(name, case, history, text, extra=()):

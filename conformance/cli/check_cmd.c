@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conformance/certifier/report.h"
 #include "conformance/checkers/checks.h"
 #include "conformance/checkers/resume_checks.h"
 #include "conformance/cli/cli.h"
@@ -35,7 +36,12 @@ static int print_findings(const ts_findings *findings, bool ok) {
         const ts_rule_info *info = ts_rule_find(findings->items[i].rule);
         bool is_required = !info || info->level == TS_LEVEL_REQUIRED;
         required += is_required;
-        printf("[%s%s] %s\n", findings->items[i].rule, is_required ? "" : ", recommended", findings->items[i].message);
+        ts_buf message; /* findings quote what a testee wrote: no escape reaches the terminal */
+        ts_buf_init(&message);
+        ts_report_clean_text(&message, findings->items[i].message, strlen(findings->items[i].message), false);
+        printf("[%s%s] %.*s\n", findings->items[i].rule, is_required ? "" : ", recommended", (int)message.len,
+               message.data ? message.data : "");
+        ts_buf_free(&message);
     }
     if (findings->suppressed) printf("(%zu more findings)\n", findings->suppressed);
     printf("%s: %zu violation%s of Required rules, %zu of Recommended ones\n", required ? "FAIL" : "PASS", required,

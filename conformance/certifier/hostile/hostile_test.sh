@@ -336,6 +336,10 @@ if grep -qaP '\x1b|\x07' "$TMP/out" "$TMP/err"; then fail "a terminal escape rea
 grep -qF 'evil\x1b]0;owned\x07' "$TMP/out" || fail "the name is not shown escaped: $(head -1 "$TMP/out" | cat -v)"
 python3 -c "import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])" "$TMP/r.xml" || fail "the JUnit report is not XML"
 [ "$(grep -c . "$TMP/list.new")" -eq 2 ] && ! grep -q '^Merge' "$TMP/list.new" || fail "the name broke the list's comment: $(cat -v "$TMP/list.new")"
+for form in --markdown --html; do # the compliance table of that report
+    "$TURNSTILE" report "$TMP/r.json" "$form" >"$TMP/table" 2>&1 || fail "report $form: $(tail -2 "$TMP/table")"
+    if grep -qaP '\x1b|\x07' "$TMP/table"; then fail "a terminal escape reached report $form"; fi
+done
 [ "$failed" -eq "$before" ] && ok
 
 # A certifier killed mid-run, or whose testee cannot start, leaves every output as it was.
