@@ -49,12 +49,12 @@ bool ts_engine_push_message(ts_engine *e, const ts_entry *entry, ts_str timestam
     return add_to_key(e, message, err);
 }
 
-/* The running key starts over (a rebuilt conversation). Only the correct canonical form is
- * grown this way; the seed's canonicaliser (a mutant) names every task from its whole text. */
+/* The running key starts over (a rebuilt conversation). Only the reference's canonical form
+ * is grown this way; another (hooks.canonical_input) names every task from its whole text. */
 void ts_engine_restart_key(ts_engine *e, bool faithful) {
     ts_transcript_key_free(&e->key);
     e->key_messages = 0;
-    e->faithful = faithful && e->options.mutant != TS_ENGINE_MUTANT_UNESCAPED_KEYS;
+    e->faithful = faithful && !e->hooks.canonical_input;
 }
 
 bool ts_engine_current_key(ts_engine *e, char out[TS_TASK_KEY_TEXT_LEN + 1], ts_error *err) {
@@ -65,19 +65,19 @@ bool ts_engine_current_key(ts_engine *e, char out[TS_TASK_KEY_TEXT_LEN + 1], ts_
 }
 
 /* Rebuilds the conversation from the stored path to leaf. `reload` marks the rebuild after a
- * load, the one place the timestamps-on-load mutant reads the clock. */
+ * load, the one place hooks.timestamp_on_load is asked. */
 bool ts_engine_rebuild_conversation(ts_engine *e, const char *leaf, bool reload, ts_error *err) {
     const ts_entry **path;
     size_t count;
     if (!ts_journal_path(&e->journal, leaf, &e->arena, &path, &count, err)) return false;
-    bool regenerate = reload && e->options.mutant == TS_ENGINE_MUTANT_TIMESTAMPS_ON_LOAD;
+    bool regenerate = reload && e->hooks.timestamp_on_load;
     ts_engine_restart_key(e, !regenerate);
     e->message_count = 0;
     for (size_t i = 0; i < count; i++) {
         ts_str timestamp = path[i]->timestamp;
         if (regenerate) {
             char now[TS_TIMESTAMP_TEXT];
-            e->world->vtable->timestamp(e->world, e->journal.entry_count + i, now);
+            e->hooks.timestamp_on_load(e->options.hooks_context, e->world, e->journal.entry_count + i, path[i], now);
             timestamp = ts_str_dup(&e->arena, ts_str_from(now));
         }
         if (!ts_engine_push_message(e, path[i], timestamp, err)) return false;
