@@ -6,6 +6,7 @@
 #include <string.h>
 #include <uuid/uuid.h>
 
+#include "core/json/assert.h"
 #include "core/json/canon.h"
 #include "core/resume/engine_internal.h"
 #include "core/resume/taskid.h"
@@ -59,6 +60,9 @@ static ts_entry *stage_entry(ts_engine *e, ts_entry_role role, const char *paren
 
 static bool stage_checkpoint(ts_engine *e, const char *leaf, uint64_t signals_consumed, const ts_json *state) {
     staged *s = &e->stage;
+    /* The signal cursor moves forward, never past the inbox. */
+    TS_ASSERT(signals_consumed <= e->journal.signal_count &&
+              (!e->journal.has_checkpoint || signals_consumed >= e->journal.checkpoint.signals_consumed));
     s->has_checkpoint = true;
     s->checkpoint.sequence = e->journal.has_checkpoint ? e->journal.checkpoint.sequence + 1 : 1;
     snprintf(s->checkpoint.leaf_id, sizeof s->checkpoint.leaf_id, "%s", leaf);
@@ -76,6 +80,21 @@ static bool stage_task(ts_engine *e, const ts_task *task) {
            ts_json_clone(&s->arena, &task->result, &s->task.result);
 }
 
+#if TS_DEBUG
+/* A staged commit's entries chain: each is a root, or the child of an entry of the journal or
+ * of one staged before it. */
+static bool stage_chains(const ts_engine *e) {
+    const staged *s = &e->stage;
+    for (size_t i = 0; i < s->entry_count; i++) {
+        const char *parent = s->entries[i].parent_id;
+        bool found = !parent[0] || ts_journal_find_entry(&e->journal, parent);
+        for (size_t k = 0; k < i && !found; k++) found = strcmp(s->entries[k].id, parent) == 0;
+        if (!found) return false;
+    }
+    return true;
+}
+#endif
+
 /* Commits the staged batch. On failure the batch stays staged, to be retried as it is. */
 static bool commit_stage(ts_engine *e, bool *crashed, ts_error *err) {
     staged *s = &e->stage;
@@ -88,6 +107,7 @@ static bool commit_stage(ts_engine *e, bool *crashed, ts_error *err) {
     const char *what = s->what ? s->what : "a step";
     if (notify && !notify(e->world, false, e->commits + 1, what, err)) return false;
     if (e->hooks.filter_entries) e->hooks.filter_entries(e->options.hooks_context, &e->journal, s->entries, &s->entry_count);
+    TS_ASSERT(stage_chains(e));
     ts_commit commit = {s->entries, s->entry_count, s->has_task ? &s->task : NULL, s->has_task ? 1 : 0,
                         s->has_checkpoint ? &s->checkpoint : NULL};
     if (!ts_store_commit(e->store, &commit, err)) return false;
@@ -106,6 +126,7 @@ static bool commit_stage(ts_engine *e, bool *crashed, ts_error *err) {
         if (extends) {
             for (size_t i = 0; i < s->entry_count; i++) {
                 const ts_entry *stored = ts_journal_find_entry(&e->journal, s->entries[i].id);
+                if (TS_NEVER(!stored)) return ts_error_set(err, "the mirror lost entry %s", s->entries[i].id), false;
                 if (!ts_engine_push_message(e, stored, stored->timestamp, err)) return false;
             }
             snprintf(e->leaf_id, sizeof e->leaf_id, "%s", s->checkpoint.leaf_id);
@@ -113,6 +134,9 @@ static bool commit_stage(ts_engine *e, bool *crashed, ts_error *err) {
             return false;
         }
     }
+    /* The conversation is the path to the checkpoint's leaf. */
+    TS_ASSERT(strcmp(e->leaf_id, e->journal.checkpoint.leaf_id) == 0 &&
+              (e->message_count == 0 || strcmp(e->message_ids[e->message_count - 1], e->leaf_id) == 0));
     if (e->options.after_commit) e->options.after_commit(e->options.after_commit_context, e->commits);
     stage_reset(s);
     return !notify || notify(e->world, true, e->commits, what, err);
@@ -431,6 +455,8 @@ bool ts_engine_run(ts_engine *e, ts_engine_state *out, ts_error *err) {
             if (crashed) goto crash;
             continue;
         }
+        TS_ASSERT(j->checkpoint.signals_consumed <= j->signal_count && e->pending_count <= j->task_count &&
+                  e->llm_answers <= j->task_count);
         const ts_json *state = &j->checkpoint.state;
         ts_str phase = ts_json_string(ts_json_get(state, "phase"));
         if (resuming) phase = e->hooks.resumed_phase(e->options.hooks_context, phase);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json/assert.h"
 #include "core/json/codec.h"
 #include "core/resume/engine_internal.h"
 
@@ -140,6 +141,11 @@ bool ts_engine_mirror_commit(ts_engine *e, const ts_commit *commit, ts_error *er
     for (size_t i = 0; ok && i < m; i++) {
         if (!new_tasks[i]) continue;
         const ts_task *t = ts_journal_find_task(&e->journal, commit->tasks[i].id);
+        if (TS_NEVER(!t)) { /* applied just now */
+            ts_error_set(err, "the mirror lost task %s", commit->tasks[i].id);
+            ok = false;
+            break;
+        }
         size_t index = (size_t)(t - e->journal.tasks);
         e->llm_answers += is_llm_answer(t);
         if (was_pending[i]) forget_pending(e, index);
@@ -157,8 +163,8 @@ bool ts_engine_note_signal(ts_engine *e, const ts_json *signal, uint64_t events_
 
 bool ts_engine_note_completion(ts_engine *e, const ts_task *task, uint64_t events_applied, ts_error *err) {
     ts_task *t = ts_journal_find_task(&e->journal, task->id);
-    ts_json result;
-    if (!t || !ts_json_clone(&e->arena, &task->result, &result)) {
+    ts_json result; /* the driver completes only tasks the engine names as pending */
+    if (TS_NEVER(!t) || !ts_json_clone(&e->arena, &task->result, &result)) {
         ts_error_set(err, t ? "out of memory" : "the engine does not know task %s", task->id);
         return false;
     }
