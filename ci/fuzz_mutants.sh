@@ -23,7 +23,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$fuzz_bin/differential_bin" "$fuzz_bin/resume_scenarios_bin" "$work/"
 
-# The resume engine's mutants (core/resume/engine.h); every other listed mutant is a merger's.
+# The resume engine's mutants (its hooks: conformance/testee/mutants.h); every other listed mutant is a merger's.
 engine_mutants=" counter-entry-ids timestamps-regenerated-on-load resume-restarts-loop both-layers-persist \
 unescaped-canonical-keys signal-consumed-outside-commit "
 # The store's crash-consistency mutants (issue 22) need a real disk and the file-system nemesis,

@@ -28,7 +28,7 @@
 #include "core/json/codec.h"
 #include "core/merge/merger.h"
 #include "core/merge/model.h"
-#include "fuzz/gen.h"
+#include "core/testing/gen.h"
 #include "fuzz/oracle.h"
 #include "fuzz/transform.h"
 

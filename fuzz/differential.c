@@ -36,7 +36,7 @@
 #include "core/merge/merger.h"
 #include "fuzz/finding_case.h"
 #include "fuzz/fuzz_testee.h"
-#include "fuzz/gen.h"
+#include "core/testing/gen.h"
 #include "fuzz/oracle.h"
 
 static ts_expected_failures known; /* $TURNSTILE_EXPECTED_FAILURES, read once */

@@ -11,7 +11,7 @@
 #include "core/json/codec.h"
 #include "core/merge/merger.h"
 #include "core/merge/model.h"
-#include "fuzz/gen.h"
+#include "core/testing/gen.h"
 #include "fuzz/oracle.h"
 
 static const ts_merge_options turn = {.primary_response_id = {"fuzz-turn", 9}};

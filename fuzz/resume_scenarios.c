@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "conformance/checkers/journal_checks.h"
+#include "conformance/testee/mutants.h"
 #include "core/json/codec.h"
 #include "core/resume/commit.h"
 #include "core/resume/engine.h"
@@ -29,16 +30,19 @@
 #include "fuzz/oracle.h"
 #include "fuzz/scenario_gen.h"
 
-/* The engine under test, read once from the environment (a fuzzer's entry point state). */
-static ts_engine_mutant engine_mutant = TS_ENGINE_MUTANT_COUNT;
+/* The engine's hooks (NULL: the reference), read once from the environment (a fuzzer's entry
+ * point state). */
+static const ts_engine_hooks *engine_hooks;
+static bool engine_hooks_read;
 
-static ts_engine_mutant the_mutant(void) {
-    if (engine_mutant != TS_ENGINE_MUTANT_COUNT) return engine_mutant;
+static const ts_engine_hooks *the_hooks(void) {
+    if (engine_hooks_read) return engine_hooks;
+    engine_hooks_read = true;
     const char *name = getenv("TURNSTILE_TESTEE_MUTANT");
-    engine_mutant = TS_ENGINE_CORRECT;
-    if (name && *name && !ts_engine_mutant_parse(name, &engine_mutant))
-        ts_oracle_fail("TURNSTILE_TESTEE_MUTANT names no resume-engine mutant", NULL, 0);
-    return engine_mutant;
+    if (!name || !*name) return engine_hooks = NULL;
+    const ts_mutant *mutant = ts_mutant_find(name);
+    if (!mutant || !mutant->engine) ts_oracle_fail("TURNSTILE_TESTEE_MUTANT names no resume-engine mutant", NULL, 0);
+    return engine_hooks = mutant->engine;
 }
 
 /* Reports the rule the engine breaks (the line ci/fuzz_mutants.sh reads), then fails. */
@@ -59,7 +63,7 @@ static bool drive(ts_arena *arena, const ts_scenario *scenario, uint64_t crash, 
     ts_journal_init(journal);
     ts_store *store = ts_memory_store_new();
     if (!store) return false;
-    ts_engine_options options = {.mutant = the_mutant(), .crash_before_commit = crash};
+    ts_engine_options options = {.hooks = the_hooks(), .crash_before_commit = crash};
     ts_engine_state state;
     if (fault) ts_memory_store_fail_write_at(store, fault);
     bool ok = ts_engine_drive(store, scenario, &options, &state, NULL, err);
@@ -103,7 +107,7 @@ static void check_streamed_form(const ts_journal *journal, const ts_json *plain,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint64_t crash = size > 0 ? data[0] % 24 : 0, fault = size > 1 ? data[1] % 24 : 0;
-    bool correct = the_mutant() == TS_ENGINE_CORRECT;
+    bool correct = the_hooks() == NULL;
     ts_arena arena;
     ts_arena_init(&arena);
     ts_json doc;

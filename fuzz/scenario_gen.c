@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fuzz/bytes.h"
+#include "core/testing/bytes.h"
 
 enum { MAX_EVENTS = 12, MAX_TOOL_ANSWERS = 10 };
 

@@ -7,7 +7,7 @@
 
 #include "conformance/cli/cli.h"
 #include "core/json/buf.h"
-#include "fuzz/gen.h"
+#include "core/testing/gen.h"
 
 static const char gen_usage[] =
     "usage: turnstile gen [--seed N] [--count K] [--out DIR]\n"

@@ -96,7 +96,7 @@ static void handle_journal(const ts_testee_config *config, ts_arena *arena, cons
         answer_error(out, id, "\"crashBeforeCommit\" must be a non-negative integer");
         return;
     }
-    ts_engine_options options = {.mutant = config->mutant ? config->mutant->engine : TS_ENGINE_CORRECT,
+    ts_engine_options options = {.hooks = config->mutant ? config->mutant->engine : NULL,
                                  .crash_before_commit = crash ? (uint64_t)crash->u.i : 0};
     ts_store *store = ts_memory_store_new();
     ts_engine_state state;

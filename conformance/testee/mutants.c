@@ -1,4 +1,5 @@
-/* mutants.c — the historic bugs, as ordering functions and flags; see mutants.h. */
+/* mutants.c — the historic bugs, as ordering functions and flags, and the table of them all;
+ * see mutants.h (the resume engine's hooks are in engine_mutants.c). */
 #include "conformance/testee/mutants.h"
 
 #include <stdlib.h>
@@ -127,45 +128,45 @@ static bool order_keyed_first(const ts_order_item *items, size_t count, size_t *
 
 const ts_mutant ts_mutants[] = {
     {"null-created-at-last", "pre-#5825 MessageMerger: a null CreatedAt sorts after every value", "O3,I2,O1,O2",
-     order_null_last, false, false, false, TS_ENGINE_CORRECT, TS_DURABLE},
+     order_null_last, false, false, false, NULL, TS_DURABLE},
     {"comparer-5825", "PR #5825's comparer: index when either CreatedAt is null, time otherwise (not transitive)",
-     "O1,O2,I2,O3", order_5825, false, false, false, TS_ENGINE_CORRECT, TS_DURABLE},
+     "O1,O2,I2,O3", order_5825, false, false, false, NULL, TS_DURABLE},
     {"timestamps-across-responses", "messages of all ResponseIds sorted on one timeline (agents interleave)",
-     "I3,I2,O3", order_across_groups, false, false, false, TS_ENGINE_CORRECT, TS_DURABLE},
+     "I3,I2,O3", order_across_groups, false, false, false, NULL, TS_DURABLE},
     {"dangling-metadata-dropped", "seed edge case 6: FinishReason, Usage, AgentId of ResponseId=null updates lost",
-     "R1,R2,R3", NULL, true, false, false, TS_ENGINE_CORRECT, TS_DURABLE},
+     "R1,R2,R3", NULL, true, false, false, NULL, TS_DURABLE},
     {"created-at-overwritten", "seed edge case 5: every message gets the response's CreatedAt, or now", "K1", NULL,
-     false, true, false, TS_ENGINE_CORRECT, TS_DURABLE},
+     false, true, false, NULL, TS_DURABLE},
     {"keyed-before-unkeyed", "seed edge case 4: MessageId=null updates appended after the keyed messages",
-     "I2,O1,O2,O3", order_keyed_first, false, false, false, TS_ENGINE_CORRECT, TS_DURABLE},
+     "I2,O1,O2,O3", order_keyed_first, false, false, false, NULL, TS_DURABLE},
     {"no-host-response-id", "seed invariant 1: the host does not assign a ResponseId when the agent gives none", "H1",
-     NULL, false, false, true, TS_ENGINE_CORRECT, TS_DURABLE},
+     NULL, false, false, true, NULL, TS_DURABLE},
     /* The resume engine's historic bugs (seeds 002 and 003), on the journal op (J rules) and on the
      * resume op (U rules, with the certifier playing the world and killing the process). */
     {"counter-entry-ids", "seed 003 bug 1: entry ids from a counter that restarts on resume; a collision drops the entry",
-     "J1,U3,J2,J3,J4,J6,J7,J8,J9,J10,J11,J12,J13,U1,U2,U4,U5,U6,U8,U9,U10", NULL, false, false, false, TS_ENGINE_MUTANT_COUNTER_IDS, TS_DURABLE},
+     "J1,U3,J2,J3,J4,J6,J7,J8,J9,J10,J11,J12,J13,U1,U2,U4,U5,U6,U8,U9,U10", NULL, false, false, false, &ts_engine_counter_ids, TS_DURABLE},
     {"timestamps-regenerated-on-load", "seed 003 bug 2: rebuilt messages take the clock's time, so task ids change",
-     "J7,U4,J3,J4,J6,J8,J13,U9", NULL, false, false, false, TS_ENGINE_MUTANT_TIMESTAMPS_ON_LOAD, TS_DURABLE},
+     "J7,U4,J3,J4,J6,J8,J13,U9", NULL, false, false, false, &ts_engine_timestamps_on_load, TS_DURABLE},
     {"resume-restarts-loop", "seed 003 bug 3: a resumed ReAct loop asks the LLM again instead of finishing its tools",
-     "J9,U5,J3,J4,J6,J7,J8,J10,J11,J12,J13,U2,U3,U6,U8,U9,U10", NULL, false, false, false, TS_ENGINE_MUTANT_RESTART_LOOP, TS_DURABLE},
+     "J9,U5,J3,J4,J6,J7,J8,J10,J11,J12,J13,U2,U3,U6,U8,U9,U10", NULL, false, false, false, &ts_engine_restart_loop, TS_DURABLE},
     {"both-layers-persist", "seed 002: the core agent and the protocol adapter both persist the turn",
-     "J4,U2,J3,J6,J7,J8,J9,J11,J12,J13,U3,U4,U6,U9,U10", NULL, false, false, false, TS_ENGINE_MUTANT_BOTH_LAYERS_PERSIST, TS_DURABLE},
+     "J4,U2,J3,J6,J7,J8,J9,J11,J12,J13,U3,U4,U6,U9,U10", NULL, false, false, false, &ts_engine_both_layers_persist, TS_DURABLE},
     {"unescaped-canonical-keys", "seed 003's canonical JSON: keys unescaped, so distinct inputs collide",
-     "J5,U6,J6,J7,U9", NULL, false, false, false, TS_ENGINE_MUTANT_UNESCAPED_KEYS, TS_DURABLE},
+     "J5,U6,J6,J7,U9", NULL, false, false, false, &ts_engine_unescaped_keys, TS_DURABLE},
     {"signal-consumed-outside-commit", "the signal cursor advances in a commit of its own: a crash loses the signal",
-     "J13,U9,J10,J3,J4,J6,J7,J8,J11,J12", NULL, false, false, false, TS_ENGINE_MUTANT_SIGNAL_OUTSIDE_COMMIT, TS_DURABLE},
+     "J13,U9,J10,J3,J4,J6,J7,J8,J11,J12", NULL, false, false, false, &ts_engine_signal_outside_commit, TS_DURABLE},
     /* Crash-consistency bugs of the resume op's store (issue 22): invisible to kills at protocol
      * points, caught only by the file-system nemesis. */
     {"resume-acks-before-write", "answers \"waiting\" for a message queued behind a pending tool, then writes it: a crash in between loses an acknowledged message",
-     "U3,U9", NULL, false, false, false, TS_ENGINE_CORRECT, TS_DURABILITY_ACK_BEFORE_WRITE},
+     "U3,U9", NULL, false, false, false, NULL, TS_DURABILITY_ACK_BEFORE_WRITE},
     {"resume-never-fsyncs", "claims power-loss durability, never fsyncs (SQLite synchronous OFF)", "U11,U2,U3,U4,U5,U6,U8",
-     NULL, false, false, false, TS_ENGINE_CORRECT, TS_DURABILITY_NEVER_FSYNC},
+     NULL, false, false, false, NULL, TS_DURABILITY_NEVER_FSYNC},
     {"resume-index-before-record", "file store: writes a commit's index line before the record it names",
-     "U9,U2,U3,U4,U5,U6,U8,U11", NULL, false, false, false, TS_ENGINE_CORRECT, TS_DURABILITY_INDEX_BEFORE_RECORD},
+     "U9,U2,U3,U4,U5,U6,U8,U11", NULL, false, false, false, NULL, TS_DURABILITY_INDEX_BEFORE_RECORD},
     {"resume-unchecked-torn-record", "file store: syncs a record and its index line together and reads records without their checksum",
-     "U11,U2,U3,U4,U5,U6,U8", NULL, false, false, false, TS_ENGINE_CORRECT, TS_DURABILITY_UNCHECKED_TORN_RECORD},
+     "U11,U2,U3,U4,U5,U6,U8", NULL, false, false, false, NULL, TS_DURABILITY_UNCHECKED_TORN_RECORD},
     {"resume-rename-without-dir-sync", "file store: names its files by a rename and never fsyncs the directory",
-     "U11,U2,U3,U4,U5,U6,U8", NULL, false, false, false, TS_ENGINE_CORRECT, TS_DURABILITY_RENAME_WITHOUT_DIR_SYNC},
+     "U11,U2,U3,U4,U5,U6,U8", NULL, false, false, false, NULL, TS_DURABILITY_RENAME_WITHOUT_DIR_SYNC},
 };
 const size_t ts_mutant_count = sizeof ts_mutants / sizeof ts_mutants[0];
 

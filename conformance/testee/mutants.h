@@ -2,9 +2,9 @@
  *
  * Owns: the bugs, each reproduced at a seam of the reference rather than by a switch inside it:
  * an ordering function swapped into ts_merge_options, a transformation of the input updates or
- * of the merged response, a host that skips assigning ids, or one of the resume engine's
- * seams (engine.h: ts_engine_mutant). The certifier must catch each one
- * under the right rule and no unrelated one (conformance/certifier tests).
+ * of the merged response, a host that skips assigning ids, the resume engine's hooks
+ * (engine.h: ts_engine_hooks; engine_mutants.c), or a store's options. The certifier must
+ * catch each one under the right rule and no unrelated one (conformance/certifier tests).
  */
 #ifndef TURNSTILE_CONFORMANCE_TESTEE_MUTANTS_H
 #define TURNSTILE_CONFORMANCE_TESTEE_MUTANTS_H
@@ -37,10 +37,20 @@ typedef struct ts_mutant {
     bool drop_dangling_metadata;     /* finishReason, usage, agentId of dangling updates lost */
     bool overwrite_created_at;       /* every message gets the response's createdAt or "now" */
     bool no_host_response_id;        /* the host passes the agent's missing ids on */
-    ts_engine_mutant engine;         /* the journal and resume ops' bug; TS_ENGINE_CORRECT for the others */
+    const ts_engine_hooks *engine;   /* the journal and resume ops' bug; NULL for the others */
     ts_durability_bug durability;    /* the resume op's store's bug; TS_DURABLE for the others */
 } ts_mutant;
 
+/* The resume engine's historic bugs, as hooks (engine_mutants.c). Each also rebuilds the engine
+ * at every event of a drive: these bugs show when a suspended execution is resumed. */
+extern const ts_engine_hooks ts_engine_counter_ids;          /* seed 003 bug 1 */
+extern const ts_engine_hooks ts_engine_timestamps_on_load;   /* seed 003 bug 2 */
+extern const ts_engine_hooks ts_engine_restart_loop;         /* seed 003 bug 3 */
+extern const ts_engine_hooks ts_engine_both_layers_persist;  /* seed 002 */
+extern const ts_engine_hooks ts_engine_unescaped_keys;       /* seed 003's canonical JSON */
+extern const ts_engine_hooks ts_engine_signal_outside_commit;
+
+/* Every mutant, in the order `turnstile testee --list-mutants` prints them. */
 extern const ts_mutant ts_mutants[];
 extern const size_t ts_mutant_count;
 

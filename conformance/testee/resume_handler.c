@@ -291,15 +291,15 @@ static bool read_request(const ts_json *r, request *out, ts_error *err) {
 /* Runs the engine until it suspends: "idle" or "waiting" in *status. */
 static bool run_engine(const ts_testee_config *config, ts_store *store, pipe_world *world, const request *r, ts_str input,
                        const char **status, ts_error *err) {
-    ts_engine_options options = {.mutant = config->mutant ? config->mutant->engine : TS_ENGINE_CORRECT};
+    const ts_engine_hooks *hooks = config->mutant ? config->mutant->engine : NULL;
+    ts_engine_options options = {.hooks = hooks};
     ts_engine *engine = ts_engine_open(store, &world->base, r->thread, input, &options, err);
     if (!engine) return false;
     ts_engine_state state;
     bool ok = ts_engine_run(engine, &state, err);
-    if (ok && state == TS_ENGINE_WAITING_SIGNAL && options.mutant == TS_ENGINE_MUTANT_BOTH_LAYERS_PERSIST &&
-        ts_engine_commits(engine) > 0)
-        ok = NOTIFIED(world, "the turn, persisted again by the adapter",
-                      ts_engine_persist_turn_again(store, ts_engine_journal(engine), world->arena, err));
+    if (ok && state == TS_ENGINE_WAITING_SIGNAL && hooks && hooks->after_turn && ts_engine_commits(engine) > 0)
+        ok = NOTIFIED(world, hooks->after_turn_what,
+                      hooks->after_turn(options.hooks_context, store, ts_engine_journal(engine), world->arena, err));
     *status = state == TS_ENGINE_WAITING_TASK ? "waiting" : "idle";
     ts_engine_close(engine);
     return ok;

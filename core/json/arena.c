@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json/assert.h"
+
 /* Chunks start small (most arenas hold one small document) and grow with the arena. */
 enum { TS_ARENA_MIN_CHUNK = 4 * 1024, TS_ARENA_DEDICATED = 64 * 1024 };
 
@@ -69,13 +71,16 @@ static size_t round_up(size_t n, size_t align) { return (n + align - 1) & ~(alig
 /* Allocates `size` bytes at `align` (a power of two no larger than max_align_t). Requests
  * larger than a chunk get a chunk of their own, which ts_arena_grow can later realloc. */
 static void *alloc_aligned(ts_arena *arena, size_t size, size_t align) {
+    TS_ASSERT(align > 0 && (align & (align - 1)) == 0 && align <= alignof(max_align_t));
     if (size > SIZE_MAX / 2) return NULL;
     if (size == 0) size = 1;
     ts_arena_chunk *chunk = arena->head;
     if (chunk) {
+        TS_ASSERT(chunk->used <= chunk->capacity);
         size_t start = round_up(chunk->used, align);
         if (start <= chunk->capacity && chunk->capacity - start >= size) {
             chunk->used = start + size;
+            TS_ASSERT(((uintptr_t)(chunk->data + start) & (align - 1)) == 0);
             return chunk->data + start;
         }
     }
@@ -87,6 +92,7 @@ static void *alloc_aligned(ts_arena *arena, size_t size, size_t align) {
         capacity = round_up(arena->bytes_allocated / 2 < (size_t)64 << 20 ? arena->bytes_allocated / 2 : (size_t)64 << 20,
                             alignof(max_align_t));
     if (!dedicated && capacity < size) capacity = size;
+    TS_ASSERT(capacity >= size); /* a chunk holds the request that made it */
     ts_arena_chunk *fresh = malloc(sizeof *fresh + capacity);
     if (!fresh) return NULL;
     ts_memory_advise_huge(fresh, sizeof *fresh + capacity);
@@ -116,6 +122,7 @@ void *ts_arena_grow(ts_arena *arena, void *ptr, size_t old_size, size_t new_size
     if (head && (unsigned char *)ptr >= head->data && (unsigned char *)ptr + old_size == head->data + head->used &&
         head->capacity - head->used >= new_size - old_size) {
         head->used += new_size - old_size;
+        TS_ASSERT(head->used <= head->capacity);
         return ptr;
     }
     /* A block that has a chunk of its own is realloc'd with it. */

@@ -2,6 +2,7 @@
 #include "core/json/strmap.h"
 
 #include "core/json/arena.h"
+#include "core/json/assert.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,9 @@ static uint32_t hash_key(uint64_t tag, ts_str key) {
 
 /* The slot of (tag, key): where it is, or the empty slot where it would go. */
 static ts_strmap_slot *find(const ts_strmap *map, uint32_t hash, uint64_t tag, ts_str key) {
+    /* Linear probing ends: the slots are a power of two, never full (at most 3/4 used). */
+    TS_ASSERT(map->capacity > 0 && (map->capacity & (map->capacity - 1)) == 0 && map->count < map->capacity);
+    TS_ASSERT(hash != 0);
     size_t mask = map->capacity - 1;
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
         ts_strmap_slot *s = &map->slots[i];
@@ -109,5 +113,6 @@ bool ts_strmap_put(ts_strmap *map, uint64_t tag, ts_str key, size_t value) {
     map->entries[map->count] = (ts_strmap_entry){tag, key, value};
     s->hash = h;
     s->entry = (uint32_t)map->count++;
+    TS_ASSERT(map->count * 4 <= map->capacity * 3 && find(map, h, tag, key) == s);
     return true;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json/assert.h"
 #include "core/json/buf.h"
 #include "core/json/codec.h"
 #include "core/json/digest.h"
@@ -331,6 +332,7 @@ static bool assign_update(ts_merger *m, const ts_update *u) {
         found = !contradicts(&m->messages[target], u);
     }
     if (!found && !open_message(m, group, u, &target)) return false;
+    TS_ASSERT(target < m->message_count && m->messages[target].group == group); /* M2, M3: within the group */
     g = &m->groups[group];
     if (g->has_last_message && g->last_message != target && !index_message(m, g->last_message)) return false;
     g->last_message = target;
@@ -484,6 +486,7 @@ static bool order_messages(ts_merger *m, ts_error *err) {
         if (permutation) items[m->ordered[k]].first_arrival = SIZE_MAX;
     }
     free(items);
+    TS_ASSERT(!ordered || permutation || m->order != ts_merge_order_reference);
     if (ordered && !permutation) {
         ts_error_clear(err);
         ts_error_set(err, "the ordering function did not return a permutation of the messages");

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "core/json/assert.h"
 #include "core/merge/merger.h"
 
 typedef struct timed {
@@ -63,6 +64,7 @@ static void order_one_group(const ts_order_item *items, const size_t *members, s
             out[written++] = members[next_untimed];
         }
     }
+    TS_ASSERT(written == n); /* anchors never decrease, so the single merge placed every one */
 }
 
 typedef struct keyed {
@@ -118,6 +120,54 @@ static size_t group_items(const ts_order_item *items, size_t count, size_t *memb
     return distinct;
 }
 
+#if TS_DEBUG
+/* SPEC §3.3 on the order written, each clause in one pass: a permutation; group numbers never
+ * decrease (I3, each group contiguous; G1, the merger numbers groups by first arrival); inside
+ * a group, timestamped messages by (instant, arrival) (O1, O2), untimestamped ones by arrival
+ * (I2.a), each after the message of its group that arrived just before it (I2.b). O3 is this
+ * code's own choice among such orders; the checkers test it. True when it cannot allocate. */
+static bool is_spec_order(const ts_order_item *items, size_t count, const size_t *order) {
+    size_t *position = malloc((count ? count : 1) * sizeof *position);
+    if (!position) return true;
+    bool ok = true;
+    for (size_t i = 0; i < count; i++) position[i] = SIZE_MAX;
+    for (size_t k = 0; ok && k < count; k++) {
+        ok = order[k] < count && position[order[k]] == SIZE_MAX;
+        if (ok) position[order[k]] = k;
+    }
+    size_t timed = SIZE_MAX, untimed = SIZE_MAX; /* the group's last of each kind so far */
+    for (size_t k = 0; ok && k < count; k++) {
+        const ts_order_item *x = &items[order[k]];
+        if (k > 0 && items[order[k - 1]].group != x->group) {
+            ok = items[order[k - 1]].group < x->group;
+            timed = untimed = SIZE_MAX;
+        }
+        if (ok && x->has_created_at && timed != SIZE_MAX) {
+            int c = ts_instant_compare(items[timed].created_at, x->created_at);
+            ok = c < 0 || (c == 0 && items[timed].first_arrival <= x->first_arrival);
+        } else if (ok && !x->has_created_at && untimed != SIZE_MAX) {
+            ok = untimed < order[k]; /* items[] come in arrival order */
+        }
+        *(x->has_created_at ? &timed : &untimed) = order[k];
+    }
+    /* I2.b: the message before u in its group is the last one of the group met so far in
+     * items[] (dense group numbers only, as the merger's are). */
+    size_t groups = 0;
+    for (size_t i = 0; i < count; i++)
+        if (items[i].group >= groups) groups = items[i].group + 1;
+    size_t *last = ok && groups <= 2 * count + 1 ? malloc((groups ? groups : 1) * sizeof *last) : NULL;
+    for (size_t g = 0; last && g < groups; g++) last[g] = SIZE_MAX;
+    for (size_t i = 0; last && ok && i < count; i++) {
+        size_t *before = &last[items[i].group];
+        ok = items[i].has_created_at || *before == SIZE_MAX || position[*before] < position[i];
+        *before = i;
+    }
+    free(last);
+    free(position);
+    return ok;
+}
+#endif
+
 bool ts_merge_order_reference(const ts_order_item *items, size_t count, size_t *order, void *context) {
     (void)context;
     size_t n = count ? count : 1;
@@ -132,5 +182,6 @@ bool ts_merge_order_reference(const ts_order_item *items, size_t count, size_t *
     free(s.stamped);
     free(s.rank);
     free(s.anchor);
+    TS_ASSERT(groups == SIZE_MAX || is_spec_order(items, count, order));
     return groups != SIZE_MAX;
 }

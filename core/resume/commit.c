@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json/assert.h"
 #include "core/json/buf.h"
 #include "core/json/canon.h"
 #include "core/json/timestamp.h"
@@ -296,8 +297,35 @@ bool ts_journal_check_event(const ts_journal *journal, uint64_t events_applied, 
     return true;
 }
 
+#if TS_DEBUG
+/* What a checked commit leaves in the journal it was applied to (commit.h): every entry of the
+ * commit recorded, each a root or the child of a recorded entry; every task recorded under the
+ * UUIDv5 of its key; the checkpoint one sequence further, its leaf an entry (or none), its
+ * signal cursor no further than the inbox. */
+static bool commit_applied(const ts_journal *j, const ts_commit *commit, uint64_t sequence_before) {
+    for (size_t i = 0; i < commit->entry_count; i++) {
+        const ts_entry *e = ts_journal_find_entry(j, commit->entries[i].id);
+        if (!e || (e->parent_id[0] && !ts_journal_find_entry(j, e->parent_id))) return false;
+    }
+    for (size_t i = 0; i < commit->task_count; i++) {
+        const ts_task *t = ts_journal_find_task(j, commit->tasks[i].id);
+        char id[TS_UUID_TEXT_LEN + 1];
+        ts_error ignored;
+        ts_error_clear(&ignored);
+        if (!t || !ts_task_id(t->key, id, &ignored) || strcmp(id, t->id) != 0) return false;
+    }
+    const ts_checkpoint *cp = &j->checkpoint;
+    return !commit->checkpoint ||
+           (j->has_checkpoint && cp->sequence == sequence_before + 1 &&
+            (!cp->leaf_id[0] || ts_journal_find_entry(j, cp->leaf_id)) && cp->signals_consumed <= j->signal_count);
+}
+#endif
+
 bool ts_commit_apply(ts_journal *journal, ts_arena *arena, const ts_commit *commit, const bool *new_entries,
                      const bool *new_tasks, ts_error *err) {
+#if TS_DEBUG
+    uint64_t sequence_before = journal->has_checkpoint ? journal->checkpoint.sequence : 0;
+#endif
     for (size_t i = 0; i < commit->entry_count; i++)
         if (new_entries[i] && !ts_journal_add_entry(journal, arena, &commit->entries[i])) goto oom;
     for (size_t i = 0; i < commit->task_count; i++) {
@@ -318,6 +346,7 @@ bool ts_commit_apply(ts_journal *journal, ts_arena *arena, const ts_commit *comm
         journal->checkpoint = cp;
         journal->has_checkpoint = true;
     }
+    TS_ASSERT(commit_applied(journal, commit, sequence_before));
     return true;
 oom:
     ts_error_set(err, "out of memory while applying a commit");

@@ -6,33 +6,10 @@
 #include <string.h>
 #include <uuid/uuid.h>
 
+#include "core/json/assert.h"
 #include "core/json/canon.h"
-#include "core/json/codec.h"
 #include "core/resume/engine_internal.h"
 #include "core/resume/taskid.h"
-
-static const char *const mutant_names[TS_ENGINE_MUTANT_COUNT] = {
-    "correct",
-    "counter-entry-ids",
-    "timestamps-regenerated-on-load",
-    "resume-restarts-loop",
-    "both-layers-persist",
-    "unescaped-canonical-keys",
-    "signal-consumed-outside-commit",
-};
-
-const char *ts_engine_mutant_name(ts_engine_mutant mutant) {
-    return (unsigned)mutant < TS_ENGINE_MUTANT_COUNT ? mutant_names[mutant] : "?";
-}
-
-bool ts_engine_mutant_parse(const char *name, ts_engine_mutant *out) {
-    for (int i = 0; i < TS_ENGINE_MUTANT_COUNT; i++)
-        if (strcmp(name, mutant_names[i]) == 0) {
-            *out = (ts_engine_mutant)i;
-            return true;
-        }
-    return false;
-}
 
 static bool oom(ts_error *err) {
     ts_error_set(err, "out of memory");
@@ -47,8 +24,9 @@ static void stage_reset(staged *s) {
 }
 
 static void mint_entry_id(ts_engine *e, char out[TS_UUID_TEXT]) {
-    if (e->options.mutant == TS_ENGINE_MUTANT_COUNTER_IDS) {
-        snprintf(out, TS_UUID_TEXT, "00000000-0000-4000-8000-%012llx", (unsigned long long)e->counter++);
+    uint64_t minted = e->ids_minted++;
+    if (e->hooks.mint_entry_id) {
+        e->hooks.mint_entry_id(e->options.hooks_context, minted, out);
         return;
     }
     uuid_t id;
@@ -82,6 +60,9 @@ static ts_entry *stage_entry(ts_engine *e, ts_entry_role role, const char *paren
 
 static bool stage_checkpoint(ts_engine *e, const char *leaf, uint64_t signals_consumed, const ts_json *state) {
     staged *s = &e->stage;
+    /* The signal cursor moves forward, never past the inbox. */
+    TS_ASSERT(signals_consumed <= e->journal.signal_count &&
+              (!e->journal.has_checkpoint || signals_consumed >= e->journal.checkpoint.signals_consumed));
     s->has_checkpoint = true;
     s->checkpoint.sequence = e->journal.has_checkpoint ? e->journal.checkpoint.sequence + 1 : 1;
     snprintf(s->checkpoint.leaf_id, sizeof s->checkpoint.leaf_id, "%s", leaf);
@@ -99,15 +80,20 @@ static bool stage_task(ts_engine *e, const ts_task *task) {
            ts_json_clone(&s->arena, &task->result, &s->task.result);
 }
 
-/* The seed's counter-id bug: an entry whose id is already taken is silently dropped (the
- * seed's server deduplicated it by key), and the message with it. */
-static void drop_colliding_entries(ts_engine *e) {
-    staged *s = &e->stage;
-    size_t kept = 0;
-    for (size_t i = 0; i < s->entry_count; i++)
-        if (!ts_journal_find_entry(&e->journal, s->entries[i].id)) s->entries[kept++] = s->entries[i];
-    s->entry_count = kept;
+#if TS_DEBUG
+/* A staged commit's entries chain: each is a root, or the child of an entry of the journal or
+ * of one staged before it. */
+static bool stage_chains(const ts_engine *e) {
+    const staged *s = &e->stage;
+    for (size_t i = 0; i < s->entry_count; i++) {
+        const char *parent = s->entries[i].parent_id;
+        bool found = !parent[0] || ts_journal_find_entry(&e->journal, parent);
+        for (size_t k = 0; k < i && !found; k++) found = strcmp(s->entries[k].id, parent) == 0;
+        if (!found) return false;
+    }
+    return true;
 }
+#endif
 
 /* Commits the staged batch. On failure the batch stays staged, to be retried as it is. */
 static bool commit_stage(ts_engine *e, bool *crashed, ts_error *err) {
@@ -120,7 +106,8 @@ static bool commit_stage(ts_engine *e, bool *crashed, ts_error *err) {
     bool (*notify)(ts_world *, bool, uint64_t, const char *, ts_error *) = e->world->vtable->commit;
     const char *what = s->what ? s->what : "a step";
     if (notify && !notify(e->world, false, e->commits + 1, what, err)) return false;
-    if (e->options.mutant == TS_ENGINE_MUTANT_COUNTER_IDS) drop_colliding_entries(e);
+    if (e->hooks.filter_entries) e->hooks.filter_entries(e->options.hooks_context, &e->journal, s->entries, &s->entry_count);
+    TS_ASSERT(stage_chains(e));
     ts_commit commit = {s->entries, s->entry_count, s->has_task ? &s->task : NULL, s->has_task ? 1 : 0,
                         s->has_checkpoint ? &s->checkpoint : NULL};
     if (!ts_store_commit(e->store, &commit, err)) return false;
@@ -139,6 +126,7 @@ static bool commit_stage(ts_engine *e, bool *crashed, ts_error *err) {
         if (extends) {
             for (size_t i = 0; i < s->entry_count; i++) {
                 const ts_entry *stored = ts_journal_find_entry(&e->journal, s->entries[i].id);
+                if (TS_NEVER(!stored)) return ts_error_set(err, "the mirror lost entry %s", s->entries[i].id), false;
                 if (!ts_engine_push_message(e, stored, stored->timestamp, err)) return false;
             }
             snprintf(e->leaf_id, sizeof e->leaf_id, "%s", s->checkpoint.leaf_id);
@@ -146,6 +134,9 @@ static bool commit_stage(ts_engine *e, bool *crashed, ts_error *err) {
             return false;
         }
     }
+    /* The conversation is the path to the checkpoint's leaf. */
+    TS_ASSERT(strcmp(e->leaf_id, e->journal.checkpoint.leaf_id) == 0 &&
+              (e->message_count == 0 || strcmp(e->message_ids[e->message_count - 1], e->leaf_id) == 0));
     if (e->options.after_commit) e->options.after_commit(e->options.after_commit_context, e->commits);
     stage_reset(s);
     return !notify || notify(e->world, true, e->commits, what, err);
@@ -153,55 +144,14 @@ static bool commit_stage(ts_engine *e, bool *crashed, ts_error *err) {
 
 /* ------------------------------------------------------------------------ task names ---- */
 
-/* The seed's canonicaliser (shared/seeds/003): members sorted by key bytes, keys written
- * without escaping. Kept only as a mutant: {"a\":1,\"b": 2} and {"a":1,"b":2} collide. */
-static bool seed_canonical(ts_buf *out, const ts_json *v) {
-    if (v->kind == TS_JSON_ARRAY) {
-        ts_buf_append_char(out, '[');
-        for (size_t i = 0; i < v->u.a.count; i++) {
-            if (i) ts_buf_append_char(out, ',');
-            if (!seed_canonical(out, &v->u.a.items[i])) return false;
-        }
-        ts_buf_append_char(out, ']');
-        return true;
-    }
-    if (v->kind != TS_JSON_OBJECT) return ts_codec_write(out, v, TS_WRITE_COMPACT);
-    size_t n = v->u.o.count;
-    const ts_member **sorted = malloc((n + 1) * sizeof *sorted);
-    if (!sorted) return false;
-    for (size_t i = 0; i < n; i++) sorted[i] = &v->u.o.members[i];
-    for (size_t i = 1; i < n; i++) /* insertion sort by raw key bytes */
-        for (size_t j = i; j > 0; j--) {
-            ts_str a = sorted[j - 1]->key, b = sorted[j]->key;
-            size_t common = a.len < b.len ? a.len : b.len;
-            int c = memcmp(a.ptr, b.ptr, common);
-            if (c < 0 || (c == 0 && a.len <= b.len)) break;
-            const ts_member *t = sorted[j];
-            sorted[j] = sorted[j - 1];
-            sorted[j - 1] = t;
-        }
-    ts_buf_append_char(out, '{');
-    bool ok = true;
-    for (size_t i = 0; i < n && ok; i++) {
-        if (i) ts_buf_append_char(out, ',');
-        ts_buf_append_char(out, '"');
-        ts_buf_append(out, sorted[i]->key.ptr, sorted[i]->key.len);
-        ts_buf_append_str(out, "\":");
-        ok = seed_canonical(out, &sorted[i]->value);
-    }
-    ts_buf_append_char(out, '}');
-    free(sorted);
-    return ok;
-}
-
 /* Names the task (kind, input): canonical input, key, id. */
 static bool name_task(ts_engine *e, const char *kind, const ts_json *input, ts_task *out, ts_arena *arena,
                       ts_error *err) {
     memset(out, 0, sizeof *out);
     ts_buf canonical;
     ts_buf_init(&canonical);
-    bool ok = e->options.mutant == TS_ENGINE_MUTANT_UNESCAPED_KEYS ? seed_canonical(&canonical, input)
-                                                                    : ts_canon_write(&canonical, input, err);
+    bool ok = e->hooks.canonical_input ? e->hooks.canonical_input(e->options.hooks_context, &canonical, input, err)
+                                       : ts_canon_write(&canonical, input, err);
     if (!ok || canonical.failed) {
         ts_buf_free(&canonical);
         if (!err->message[0]) ts_error_set(err, "cannot canonicalise the input of a %s task", kind);
@@ -219,7 +169,8 @@ static bool name_task(ts_engine *e, const char *kind, const ts_json *input, ts_t
 
 /* Names the LLM task of the conversation so far. While the messages are the stored path, the
  * key is the running one and the input is kept as the leaf (the transcript is not written out
- * again); otherwise (a mutant) the whole input is canonicalised and kept inline. */
+ * again); otherwise (a hook rewrote the messages or canonicalises another way: engine.h) the
+ * whole input is canonicalised and kept inline. */
 static bool name_llm_task(ts_engine *e, ts_task *out, ts_arena *arena, ts_error *err) {
     if (!e->faithful) {
         ts_json_builder b;
@@ -277,8 +228,8 @@ static bool step_begin(ts_engine *e, bool *crashed, ts_error *err) {
 static bool step_signals(ts_engine *e, const ts_json *state, bool *crashed, ts_error *err) {
     const ts_journal *j = &e->journal;
     uint64_t from = j->checkpoint.signals_consumed, to = j->signal_count;
-    if (e->options.mutant == TS_ENGINE_MUTANT_SIGNAL_OUTSIDE_COMMIT) {
-        /* The bug: the cursor moves first, in a commit of its own; a crash before the next
+    if (e->hooks.cursor_before_signals) {
+        /* The cursor moves first, in a commit of its own (engine.h); a crash before the next
          * commit loses the signals. */
         if (!stage_checkpoint(e, e->leaf_id, to, state)) return oom(err);
         e->stage.what = "the signal cursor";
@@ -448,6 +399,7 @@ ts_engine *ts_engine_open(ts_store *store, ts_world *world, const char *executio
     snprintf(e->execution_id, sizeof e->execution_id, "%s", execution_id);
     e->input = input;
     if (options) e->options = *options;
+    if (e->options.hooks) e->hooks = *e->options.hooks;
     ts_buf_init(&e->canonical);
     ts_arena_init(&e->arena);
     ts_journal_init(&e->journal);
@@ -490,8 +442,8 @@ bool ts_engine_run(ts_engine *e, ts_engine_state *out, ts_error *err) {
         if (!commit_stage(e, &crashed, err)) return false;
         if (crashed) goto crash;
     }
-    /* The restart bug: a resumed loop ignores where it stopped and asks the LLM again. */
-    bool restart_bug = e->options.mutant == TS_ENGINE_MUTANT_RESTART_LOOP && e->commits == 0;
+    /* A resumed engine's first step may act on another phase than its checkpoint's (engine.h). */
+    bool resuming = e->hooks.resumed_phase && e->commits == 0 && e->journal.has_checkpoint;
     for (;;) {
         const ts_journal *j = &e->journal;
         if (!j->has_checkpoint) {
@@ -503,10 +455,12 @@ bool ts_engine_run(ts_engine *e, ts_engine_state *out, ts_error *err) {
             if (crashed) goto crash;
             continue;
         }
+        TS_ASSERT(j->checkpoint.signals_consumed <= j->signal_count && e->pending_count <= j->task_count &&
+                  e->llm_answers <= j->task_count);
         const ts_json *state = &j->checkpoint.state;
         ts_str phase = ts_json_string(ts_json_get(state, "phase"));
-        if (restart_bug && ts_str_eq_cstr(phase, "tools")) phase = ts_str_from("llm");
-        restart_bug = false;
+        if (resuming) phase = e->hooks.resumed_phase(e->options.hooks_context, phase);
+        resuming = false;
         bool ok = true, waiting = false;
         if ((ts_str_eq_cstr(phase, "idle") || ts_str_eq_cstr(phase, "llm")) &&
             j->signal_count > j->checkpoint.signals_consumed) {

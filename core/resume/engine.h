@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/json/buf.h"
 #include "core/json/error.h"
 #include "core/resume/scenario.h"
 #include "core/resume/store.h"
@@ -36,24 +37,51 @@ typedef enum ts_engine_state {
     TS_ENGINE_CRASHED,        /* stopped by options.crash_before_commit (a simulated crash) */
 } ts_engine_state;
 
-/* Known historic bugs, built in at the engine's seams so the conformance checkers and fuzzers
- * can prove they catch them (never set outside tests). */
-typedef enum ts_engine_mutant {
-    TS_ENGINE_CORRECT = 0,
-    TS_ENGINE_MUTANT_COUNTER_IDS,          /* entry ids from a counter restarted on resume (seed 003 bug 1) */
-    TS_ENGINE_MUTANT_TIMESTAMPS_ON_LOAD,   /* rebuilt messages get the clock's time (seed 003 bug 2) */
-    TS_ENGINE_MUTANT_RESTART_LOOP,         /* resume ignores pending tool calls (seed 003 bug 3) */
-    TS_ENGINE_MUTANT_BOTH_LAYERS_PERSIST,  /* an adapter persists the turn again (seed 002) */
-    TS_ENGINE_MUTANT_UNESCAPED_KEYS,       /* the seed's canonical JSON: keys unescaped */
-    TS_ENGINE_MUTANT_SIGNAL_OUTSIDE_COMMIT, /* the signal cursor advances in a commit of its own */
-    TS_ENGINE_MUTANT_COUNT
-} ts_engine_mutant;
-
-const char *ts_engine_mutant_name(ts_engine_mutant mutant);
-bool ts_engine_mutant_parse(const char *name, ts_engine_mutant *out);
+/* The engine's seams: the choices where the reference takes one way (SPEC §6) and an engine
+ * could take another. A NULL hooks pointer, or a NULL member, is the reference's choice; a test
+ * swaps another in to prove that the checkers catch it (conformance/testee/mutants.h builds
+ * the seeds' historic bugs this way). The engine knows each hook only by what is said here.
+ * Every hook gets options.hooks_context first. */
+typedef struct ts_engine_hooks {
+    /* Writes the id of a new entry into out (NUL-terminated), given how many ids this engine
+     * has minted before (0 for a newly built engine). Reference: a random UUIDv4. */
+    void (*mint_entry_id)(void *context, uint64_t minted, char out[TS_UUID_TEXT]);
+    /* Called before each commit with the journal so far and the commit's entries, in order; it
+     * may drop some (*count shrinks, the rest keep their order). Reference: none dropped. */
+    void (*filter_entries)(void *context, const ts_journal *journal, ts_entry *entries, size_t *count);
+    /* The timestamp of a message rebuilt from the journal when the engine is built, given the
+     * stored entry and the ordinal the engine would give the world's clock for an entry at
+     * that place (journal entries + position on the path). Reference: NULL, the entry's own,
+     * read back verbatim. When set, the rebuilt messages count as rewritten: LLM tasks are
+     * named from the conversation's whole text instead of the running key. */
+    void (*timestamp_on_load)(void *context, ts_world *world, uint64_t clock_ordinal, const ts_entry *entry,
+                              char out[TS_TIMESTAMP_TEXT]);
+    /* The canonical text of a task's input, from which its key and id derive (false: cannot,
+     * with err set or not). Reference: NULL, RFC 8785 (canon.h). When set, LLM tasks are named
+     * from the conversation's whole text (the running key is the reference's form). */
+    bool (*canonical_input)(void *context, ts_buf *out, const ts_json *input, ts_error *err);
+    /* The phase to act on at the first step of a run (ts_engine_run) of a resumed engine (one
+     * that found a checkpoint and has not committed yet), given the checkpoint's phase.
+     * Reference: NULL, the checkpoint's own. */
+    ts_str (*resumed_phase)(void *context, ts_str phase);
+    /* Signals in the inbox: true moves the signal cursor in a commit of its own, before the
+     * commit that writes their entries. Reference: false, one commit for both. */
+    bool cursor_before_signals;
+    /* A layer above the engine, called when a turn ends (the engine waits for a signal and
+     * committed something in that run): it may write to the store (what it writes is
+     * `after_turn_what`, for the world's notices). ts_engine_drive counts it as one commit and
+     * rebuilds the engine from the store. Reference: NULL, nothing. */
+    bool (*after_turn)(void *context, ts_store *store, const ts_journal *journal, ts_arena *scratch, ts_error *err);
+    const char *after_turn_what;
+    /* ts_engine_drive rebuilds the engine from the store at every event, as frameworks that
+     * resume an execution for each event that wakes it do. Reference: false, the engine keeps
+     * running and is rebuilt at restarts and crashes only. */
+    bool rebuild_at_every_event;
+} ts_engine_hooks;
 
 typedef struct ts_engine_options {
-    ts_engine_mutant mutant;
+    const ts_engine_hooks *hooks; /* NULL: the reference's choices; must outlive the engine */
+    void *hooks_context;
     /* When non-zero, the run stops (TS_ENGINE_CRASHED) just before the commit with this
      * number (1-based, counted over the engine's whole life), as if the process died there. */
     uint64_t crash_before_commit;
@@ -88,15 +116,11 @@ uint64_t ts_engine_commits(const ts_engine *engine);
 
 void ts_engine_close(ts_engine *engine); /* accepts NULL */
 
-/* The adapter layer of TS_ENGINE_MUTANT_BOTH_LAYERS_PERSIST (seed 002): after a turn, it
- * appends the turn's assistant and tool entries again, with ids of its own, and moves the
- * checkpoint's leaf to the copies. Whoever drives such a mutant calls it when a turn ends. */
-bool ts_engine_persist_turn_again(ts_store *store, const ts_journal *journal, ts_arena *arena, ts_error *err);
-
 /* Drives a whole scenario (its world is ts_scenario_world): runs the engine, then applies each event not yet applied (the
  * store remembers how many were, so a driver that died resumes exactly) and runs again; a
  * restart event rebuilds the engine from the store, and so does a simulated crash (unless
- * options.stop_at_crash: then the drive stops there, with *out TS_ENGINE_CRASHED). Stops
+ * options.stop_at_crash: then the drive stops there, with *out TS_ENGINE_CRASHED), and so do
+ * the hooks after_turn and rebuild_at_every_event. Stops
  * after the last event with the engine suspended. A store that already holds a run of this
  * scenario is resumed. *commits_out (may be NULL) counts commits over all engines. */
 bool ts_engine_drive(ts_store *store, const ts_scenario *scenario, const ts_engine_options *options,

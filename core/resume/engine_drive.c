@@ -4,14 +4,12 @@
  * The outside world's events are written to the store (each write conditional on the events
  * applied so far: store.h) and then told to the running engine, whose mirror follows without
  * reading the journal again: a run costs time in proportion to its steps, not to the square
- * of its length. A restart event, a simulated crash and the both-layers mutant rebuild the
- * engine from the store, as a new process would. A mutant engine is rebuilt at every event:
- * the resume bugs the mutants reproduce happen when a suspended execution is resumed from its
- * journal, as many frameworks resume one for every event that wakes it.
+ * of its length. A restart event, a simulated crash and a write of the after_turn hook
+ * rebuild the engine from the store, as a new process would; the hook rebuild_at_every_event
+ * rebuilds it at every event (engine.h), as many frameworks resume an execution for every
+ * event that wakes it.
  */
-#include <stdio.h>
 #include <string.h>
-#include <uuid/uuid.h>
 
 #include "core/resume/engine_internal.h"
 
@@ -34,34 +32,6 @@ static bool complete_event(ts_store *store, ts_engine *engine, const ts_scenario
     done.status = tool && !tool->failed ? TS_TASK_COMPLETED : TS_TASK_FAILED;
     done.result = tool ? tool->result : ts_json_make_string(ts_str_from("no such tool"));
     return ts_store_complete_task(store, &done, number, err) && ts_engine_note_completion(engine, &done, number, err);
-}
-
-/* The adapter-layer bug of seed 002: after a turn, the adapter appends the turn's assistant
- * and tool messages again, rebuilt from its events, with ids of its own. */
-bool ts_engine_persist_turn_again(ts_store *store, const ts_journal *j, ts_arena *arena, ts_error *err) {
-    const ts_entry **path;
-    size_t count;
-    if (!ts_journal_path(j, j->checkpoint.leaf_id, arena, &path, &count, err)) return false;
-    size_t start = count;
-    while (start > 0 && path[start - 1]->role != TS_ENTRY_USER) start--;
-    if (start == count) return true;
-    ts_entry *copies = ts_arena_alloc(arena, (count - start) * sizeof *copies);
-    if (!copies) return oom(err);
-    const char *parent = j->checkpoint.leaf_id;
-    for (size_t i = start; i < count; i++) {
-        ts_entry *c = &copies[i - start];
-        *c = *path[i];
-        uuid_t id;
-        uuid_generate_random(id);
-        uuid_unparse_lower(id, c->id);
-        snprintf(c->parent_id, sizeof c->parent_id, "%s", parent);
-        parent = c->id;
-    }
-    ts_checkpoint cp = j->checkpoint;
-    cp.sequence++;
-    snprintf(cp.leaf_id, sizeof cp.leaf_id, "%s", parent);
-    ts_commit commit = {copies, count - start, NULL, 0, &cp};
-    return ts_store_commit(store, &commit, err);
 }
 
 /* Applies scenario event number `next` (0-based) to the store and tells the engine. */
@@ -93,6 +63,8 @@ static bool apply_event(ts_store *store, ts_engine *engine, const ts_scenario *s
 bool ts_engine_drive(ts_store *store, const ts_scenario *scenario, const ts_engine_options *options,
                      ts_engine_state *out, uint64_t *commits_out, ts_error *err) {
     ts_engine_options run_options = options ? *options : (ts_engine_options){0};
+    static const ts_engine_hooks reference = {0};
+    const ts_engine_hooks *hooks = run_options.hooks ? run_options.hooks : &reference;
     uint64_t commits = 0;
     bool ok = false;
     ts_arena scratch;
@@ -125,9 +97,8 @@ bool ts_engine_drive(ts_store *store, const ts_scenario *scenario, const ts_engi
             engine = NULL;
             continue;
         }
-        if (state == TS_ENGINE_WAITING_SIGNAL && run_options.mutant == TS_ENGINE_MUTANT_BOTH_LAYERS_PERSIST &&
-            ts_engine_commits(engine) > before) {
-            if (!ts_engine_persist_turn_again(store, ts_engine_journal(engine), &scratch, err)) goto done;
+        if (state == TS_ENGINE_WAITING_SIGNAL && hooks->after_turn && ts_engine_commits(engine) > before) {
+            if (!hooks->after_turn(run_options.hooks_context, store, ts_engine_journal(engine), &scratch, err)) goto done;
             commits++;
             ts_engine_close(engine); /* its mirror is behind the store now */
             engine = NULL;
@@ -148,7 +119,7 @@ bool ts_engine_drive(ts_store *store, const ts_scenario *scenario, const ts_engi
         }
         ts_arena_free(&scratch);
         if (!apply_event(store, engine, scenario, next, &scratch, err)) goto done;
-        if (scenario->events[next].kind == TS_EVENT_RESTART || run_options.mutant != TS_ENGINE_CORRECT) {
+        if (scenario->events[next].kind == TS_EVENT_RESTART || hooks->rebuild_at_every_event) {
             ts_engine_close(engine); /* a restart: rebuilt from the store */
             engine = NULL;
         }

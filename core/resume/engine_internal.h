@@ -33,6 +33,7 @@ struct ts_engine {
     char execution_id[TS_UUID_TEXT];
     ts_str input;            /* the execution's first user message (absent: wait for one) */
     ts_engine_options options;
+    ts_engine_hooks hooks;   /* options.hooks, or all NULL: the reference's choices (engine.h) */
     ts_arena arena;          /* the journal mirror and the conversation */
     ts_journal journal;
     ts_json *messages;       /* the visible transcript as LLM messages: role, content, timestamp */
@@ -43,9 +44,9 @@ struct ts_engine {
      * a time (taskid.h), so naming a task costs its last message, not its whole transcript.
      * Kept while the messages are the stored path byte for byte (`faithful`); an LLM task's
      * input is then kept as its leaf. After a rebuild the key starts empty and catches up when
-     * a task is named (a resumed engine with nothing to do hashes nothing). A mutant that
-     * rewrites messages (timestamps regenerated) or canonicalises another way (the seed's
-     * keys) names tasks from the whole text instead. */
+     * a task is named (a resumed engine with nothing to do hashes nothing). Hooks that
+     * rewrite messages (timestamp_on_load) or canonicalise another way (canonical_input)
+     * name tasks from the whole text instead. */
     ts_transcript_key key;
     size_t key_messages;
     bool faithful;
@@ -55,7 +56,7 @@ struct ts_engine {
     size_t pending_count, pending_cap;
     staged stage;
     uint64_t commits;
-    uint64_t counter;        /* TS_ENGINE_MUTANT_COUNTER_IDS only */
+    uint64_t ids_minted;     /* entry ids this engine has minted (hooks.mint_entry_id) */
 };
 
 /* ------------------------------------------------------------------ engine_mirror.c ----- */
@@ -68,7 +69,7 @@ void ts_engine_restart_key(ts_engine *engine, bool faithful);
 /* The running key of all the messages (catching up on those not yet in it). */
 bool ts_engine_current_key(ts_engine *engine, char out[TS_TASK_KEY_TEXT_LEN + 1], ts_error *err);
 /* Rebuilds the conversation from the stored path to leaf; `reload` marks the rebuild after a
- * load, the one place the timestamps-on-load mutant reads the clock. */
+ * load, the one place hooks.timestamp_on_load is asked. */
 bool ts_engine_rebuild_conversation(ts_engine *engine, const char *leaf, bool reload, ts_error *err);
 /* The counts beside the mirror, from the journal as loaded (false: out of memory). */
 bool ts_engine_count_tasks(ts_engine *engine);

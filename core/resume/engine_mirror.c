@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json/assert.h"
 #include "core/json/codec.h"
 #include "core/resume/engine_internal.h"
 
@@ -49,12 +50,12 @@ bool ts_engine_push_message(ts_engine *e, const ts_entry *entry, ts_str timestam
     return add_to_key(e, message, err);
 }
 
-/* The running key starts over (a rebuilt conversation). Only the correct canonical form is
- * grown this way; the seed's canonicaliser (a mutant) names every task from its whole text. */
+/* The running key starts over (a rebuilt conversation). Only the reference's canonical form
+ * is grown this way; another (hooks.canonical_input) names every task from its whole text. */
 void ts_engine_restart_key(ts_engine *e, bool faithful) {
     ts_transcript_key_free(&e->key);
     e->key_messages = 0;
-    e->faithful = faithful && e->options.mutant != TS_ENGINE_MUTANT_UNESCAPED_KEYS;
+    e->faithful = faithful && !e->hooks.canonical_input;
 }
 
 bool ts_engine_current_key(ts_engine *e, char out[TS_TASK_KEY_TEXT_LEN + 1], ts_error *err) {
@@ -65,19 +66,19 @@ bool ts_engine_current_key(ts_engine *e, char out[TS_TASK_KEY_TEXT_LEN + 1], ts_
 }
 
 /* Rebuilds the conversation from the stored path to leaf. `reload` marks the rebuild after a
- * load, the one place the timestamps-on-load mutant reads the clock. */
+ * load, the one place hooks.timestamp_on_load is asked. */
 bool ts_engine_rebuild_conversation(ts_engine *e, const char *leaf, bool reload, ts_error *err) {
     const ts_entry **path;
     size_t count;
     if (!ts_journal_path(&e->journal, leaf, &e->arena, &path, &count, err)) return false;
-    bool regenerate = reload && e->options.mutant == TS_ENGINE_MUTANT_TIMESTAMPS_ON_LOAD;
+    bool regenerate = reload && e->hooks.timestamp_on_load;
     ts_engine_restart_key(e, !regenerate);
     e->message_count = 0;
     for (size_t i = 0; i < count; i++) {
         ts_str timestamp = path[i]->timestamp;
         if (regenerate) {
             char now[TS_TIMESTAMP_TEXT];
-            e->world->vtable->timestamp(e->world, e->journal.entry_count + i, now);
+            e->hooks.timestamp_on_load(e->options.hooks_context, e->world, e->journal.entry_count + i, path[i], now);
             timestamp = ts_str_dup(&e->arena, ts_str_from(now));
         }
         if (!ts_engine_push_message(e, path[i], timestamp, err)) return false;
@@ -140,6 +141,11 @@ bool ts_engine_mirror_commit(ts_engine *e, const ts_commit *commit, ts_error *er
     for (size_t i = 0; ok && i < m; i++) {
         if (!new_tasks[i]) continue;
         const ts_task *t = ts_journal_find_task(&e->journal, commit->tasks[i].id);
+        if (TS_NEVER(!t)) { /* applied just now */
+            ts_error_set(err, "the mirror lost task %s", commit->tasks[i].id);
+            ok = false;
+            break;
+        }
         size_t index = (size_t)(t - e->journal.tasks);
         e->llm_answers += is_llm_answer(t);
         if (was_pending[i]) forget_pending(e, index);
@@ -157,8 +163,8 @@ bool ts_engine_note_signal(ts_engine *e, const ts_json *signal, uint64_t events_
 
 bool ts_engine_note_completion(ts_engine *e, const ts_task *task, uint64_t events_applied, ts_error *err) {
     ts_task *t = ts_journal_find_task(&e->journal, task->id);
-    ts_json result;
-    if (!t || !ts_json_clone(&e->arena, &task->result, &result)) {
+    ts_json result; /* the driver completes only tasks the engine names as pending */
+    if (TS_NEVER(!t) || !ts_json_clone(&e->arena, &task->result, &result)) {
         ts_error_set(err, t ? "out of memory" : "the engine does not know task %s", task->id);
         return false;
     }

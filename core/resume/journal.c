@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json/assert.h"
 #include "core/json/buf.h"
 #include "core/json/canon.h"
 
@@ -286,12 +287,14 @@ bool ts_journal_copy(const ts_journal *src, ts_arena *arena, ts_journal *dst) {
 const ts_entry *ts_journal_find_entry(const ts_journal *journal, const char *id) {
     size_t index;
     if (!id[0] || !index_get(&journal->entry_index, id, &index)) return NULL;
+    TS_ASSERT(index < journal->entry_count && strcmp(journal->entries[index].id, id) == 0);
     return &journal->entries[index];
 }
 
 ts_task *ts_journal_find_task(const ts_journal *journal, const char *id) {
     size_t index;
     if (!id[0] || !index_get(&journal->task_index, id, &index)) return NULL;
+    TS_ASSERT(index < journal->task_count && strcmp(journal->tasks[index].id, id) == 0);
     return &journal->tasks[index];
 }
 
@@ -331,7 +334,12 @@ bool ts_journal_path(const ts_journal *journal, const char *leaf_id, ts_arena *a
         return false;
     }
     size_t i = depth;
-    for (const ts_entry *entry = leaf; entry; entry = parent_of(journal, entry)) path[--i] = entry;
+    for (const ts_entry *entry = leaf; entry; entry = parent_of(journal, entry)) {
+        TS_ASSERT(i > 0); /* the walk above counted this path */
+        path[--i] = entry;
+    }
+    TS_ASSERT(i == 0 && (depth == 0 || !path[0]->parent_id[0]));
+    for (size_t k = 1; k < depth; k++) TS_ASSERT(strcmp(path[k]->parent_id, path[k - 1]->id) == 0);
     *out = path;
     *out_count = depth;
     return true;

@@ -3,10 +3,10 @@
  * Owns: writing JSON either as text (JSON Lines, members in the order given) or as ts_json
  * values in an arena (for in-process fuzz targets, which then skip writing and re-parsing the
  * stream). A generator describes each update once, as a sequence of these calls. Internal to
- * fuzz/ (gen.c, gen_lookalike.c).
+ * the generator (gen.c, gen_lookalike.c).
  */
-#ifndef TURNSTILE_FUZZ_GEN_EMIT_H
-#define TURNSTILE_FUZZ_GEN_EMIT_H
+#ifndef TURNSTILE_CORE_TESTING_GEN_EMIT_H
+#define TURNSTILE_CORE_TESTING_GEN_EMIT_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -6,8 +6,8 @@
  * read returns 0 and every chance is false, so any input, including the empty one, decodes to
  * something small.
  */
-#ifndef TURNSTILE_FUZZ_BYTES_H
-#define TURNSTILE_FUZZ_BYTES_H
+#ifndef TURNSTILE_CORE_TESTING_BYTES_H
+#define TURNSTILE_CORE_TESTING_BYTES_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* gen_emit.c — the generators' emitter; see gen_emit.h. */
-#include "fuzz/gen_emit.h"
+#include "core/testing/gen_emit.h"
 
 #include <stdlib.h>
 #include <string.h>

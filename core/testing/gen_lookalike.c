@@ -11,9 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fuzz/bytes.h"
-#include "fuzz/gen.h"
-#include "fuzz/gen_emit.h"
+#include "core/testing/bytes.h"
+#include "core/testing/gen.h"
+#include "core/testing/gen_emit.h"
 
 typedef struct lookalike_state {
     ts_bytes in;

@@ -1,12 +1,12 @@
 /* gen.c — the structure-aware stream generator; see gen.h. */
-#include "fuzz/gen.h"
+#include "core/testing/gen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz/bytes.h"
-#include "fuzz/gen_emit.h"
+#include "core/testing/bytes.h"
+#include "core/testing/gen_emit.h"
 
 enum { MAX_AGENTS = 6, MAX_MESSAGES = 24 };
 

@@ -1,5 +1,6 @@
 /* gen.h — the structure-aware stream generator: fuzzer bytes -> a valid but nasty stream of
- * AgentResponseUpdates, as JSON Lines or as values in memory.
+ * AgentResponseUpdates, as JSON Lines or as values in memory. Used by the fuzz targets
+ * (fuzz/), `turnstile gen` (conformance/cli/) and the benchmarks; it depends on core/json only.
  *
  * Owns: the adversarial shapes the fuzzers explore instead of JSON syntax: mixed, equal,
  * missing, far-future, far-past, offset-shifted and out-of-order createdAt; null, empty,
@@ -17,8 +18,8 @@
  * another or interleaved. The default shape's byte-to-stream mapping never changes (the
  * fuzzers' regression files depend on it).
  */
-#ifndef TURNSTILE_FUZZ_GEN_H
-#define TURNSTILE_FUZZ_GEN_H
+#ifndef TURNSTILE_CORE_TESTING_GEN_H
+#define TURNSTILE_CORE_TESTING_GEN_H
 
 #include <stddef.h>
 #include <stdint.h>
