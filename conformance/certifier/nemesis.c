@@ -39,6 +39,7 @@ struct ts_nemesis {
     long killed_point;         /* the plan's kill happened there (0: not yet) */
     uint64_t changes;
     bool death_seen;           /* a store operation the observer killed at was drained */
+    char unmade[300];          /* the plan's power loss could not be made in this run: why ("" made) */
     ts_case_world *world;           /* during a drain */
     ts_buf crash;              /* the run's power loss, as JSON members */
     ts_buf scratch;
@@ -108,6 +109,7 @@ bool ts_nemesis_begin_run(ts_nemesis *n, const char *name, const ts_kill_plan *p
     n->killed_point = 0;
     n->changes = 0;
     n->death_seen = false;
+    n->unmade[0] = '\0';
     ts_buf_reset(&n->crash);
     if (n->recording) {
         n->point_count = 0;
@@ -225,12 +227,14 @@ static void power_loss(ts_nemesis *n, ts_case_world *w) {
         ts_buf_append_str(&n->scratch, ",\"description\":");
         ts_codec_write_string(&n->scratch, (ts_str){description.data ? description.data : "", description.len});
         ts_buf_append_char(&n->scratch, '}');
-    } else { /* the run took another course: the kill stands, as a killed process's */
-        ts_fsnemesis_restart(n->fs, why, sizeof why);
+    } else { /* the run took another course, or the state cannot be written: this run proves nothing */
+        snprintf(n->unmade, sizeof n->unmade, "%s", why);
+        char ignored[300];
+        ts_fsnemesis_restart(n->fs, ignored, sizeof ignored);
         ts_buf_reset(&n->scratch);
         ts_buf_append_str(&n->scratch, "{\"note\":");
         char text[400];
-        snprintf(text, sizeof text, "no power loss: %s (the run differs from the uninterrupted one here)", why);
+        snprintf(text, sizeof text, "no power loss: %s (this run is not judged)", why);
         ts_codec_write_string(&n->scratch, ts_str_from(text));
         ts_buf_append_char(&n->scratch, '}');
     }
@@ -265,6 +269,8 @@ void ts_nemesis_end_run(ts_nemesis *n, ts_case_world *w) {
 }
 
 long ts_nemesis_kill_point(const ts_nemesis *n) { return n->killed_point; }
+
+const char *ts_nemesis_unmade(const ts_nemesis *n) { return n->unmade[0] ? n->unmade : NULL; }
 
 void ts_nemesis_describe_run(const ts_nemesis *n, ts_buf *out) {
     if (n->crash.len) ts_buf_append(out, n->crash.data, n->crash.len);

@@ -48,6 +48,8 @@ typedef struct sweep {
     ts_buf text;             /* the history: {"format"..., "runs":[ so far */
     ts_buf failing;          /* [{"point":P,...,"rules":[...]}...]: every failing kill run */
     long kept, omitted, passing, runs, unreached;
+    long unmade;             /* power-loss runs whose crash state could not be made */
+    char unmade_why[300];
     ts_findings all;
 } sweep;
 
@@ -74,6 +76,11 @@ static bool play(sweep *s, const char *name, const ts_kill_plan *plan, ts_buf *r
     char store[2048];
     if (!ts_nemesis_begin_run(s->nemesis, name, plan, store, sizeof store, why, why_size)) return false;
     ts_case_world_run_case(s->world, s->testee, s->nemesis, store, run, &s->run);
+    const char *unmade = ts_nemesis_unmade(s->nemesis);
+    if (unmade) { /* a power loss that could not be made proves nothing: counted, not judged */
+        if (!s->unmade++) snprintf(s->unmade_why, sizeof s->unmade_why, "%s", unmade);
+        return true;
+    }
     if (!s->run.unsupported && !s->run.limit) judge_text(s->judge, run, local);
     return true;
 }
@@ -180,7 +187,13 @@ static void close_history(sweep *s, size_t planned, size_t merged) {
     ts_buf_appendf(h, "],\"killPoints\":%ld,\"passingRunsOmitted\":%ld,\"failingRunsOmitted\":%ld,", s->runs, s->passing,
                    s->omitted);
     ts_buf_appendf(h, "\"points\":{\"protocol\":%ld,\"store\":%ld,\"storeOperations\":%lu,\"killRuns\":%zu,\"merged\":%zu,"
-                      "\"notReached\":%ld},", protocol, store, (unsigned long)operations, planned, merged, s->unreached);
+                      "\"notReached\":%ld,\"powerLossNotMade\":%ld},", protocol, store, (unsigned long)operations, planned, merged,
+                   s->unreached, s->unmade);
+    if (s->unmade) {
+        ts_buf_append_str(h, "\"powerLossNotMadeBecause\":");
+        ts_codec_write_string(h, ts_str_from(s->unmade_why));
+        ts_buf_append_char(h, ',');
+    }
     ts_buf_appendf(h, "\"nemesis\":\"%s\",", ts_nemesis_power_loss(s->nemesis) ? "power-loss"
                                             : ts_nemesis_observing(s->nemesis) ? "store" : "protocol");
     if (s->options->durability) {
