@@ -13,7 +13,7 @@
 #   $TURNSTILE_FINDINGS_DIR  (differential) where findings are written; default WORK/findings.
 # Safe for two runs at once on one machine: nothing is written to a fixed path.
 set -euo pipefail
-bin= corpus= dict=
+bin='' corpus='' dict=
 while [ $# -gt 0 ]; do
     case "$1" in
         --bin=*) bin=${1#--bin=} ;;
@@ -40,7 +40,8 @@ if [ -n "${TURNSTILE_CORPUS:-}" ]; then
 else
     work=$(mktemp -d "${TMPDIR:-/tmp}/turnstile-$target.XXXXXX")
 fi
-export TURNSTILE_FINDINGS_DIR=$(from_user_dir "${TURNSTILE_FINDINGS_DIR:-$work/findings}")
+TURNSTILE_FINDINGS_DIR=$(from_user_dir "${TURNSTILE_FINDINGS_DIR:-$work/findings}")
+export TURNSTILE_FINDINGS_DIR
 mkdir -p "$work/corpus" "$work/crashes" "$TURNSTILE_FINDINGS_DIR"
 find -L "$corpus/seeds" "$corpus/regressions" -type f ! -name 'README*' -exec cp -L -n {} "$work/corpus/" \; 2>/dev/null || true
 echo "run_fuzzer.sh: $target: corpus $work/corpus, crashes $work/crashes, findings $TURNSTILE_FINDINGS_DIR" >&2
