@@ -41,8 +41,7 @@ measure() {
         corpus="$work/corpus-$config-$target"
         rm -rf "$corpus" && mkdir -p "$corpus"
         if [ "$target" != empty ]; then
-            cp -L corpora/"$target"/seeds/* "$corpus"/ 2>/dev/null || true
-            find -L corpora/"$target"/regressions -type f ! -name 'README*' -exec cp {} "$corpus"/ \; 2>/dev/null || true
+            find -L corpora/"$target"/seeds corpora/"$target"/regressions -type f ! -name 'README*' -exec cp {} "$corpus"/ \;
         else
             printf 'x' >"$corpus/x"
         fi
