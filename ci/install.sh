@@ -1,7 +1,7 @@
 #!/bin/sh
 # ci/install.sh VERSION [PREFIX] — installs a turnstile release into PREFIX (default ~/.local):
-# PREFIX/bin/turnstile, PREFIX/lib/ (what the binary bundles), PREFIX/share/turnstile/{suite,kits},
-# PREFIX/share/doc/turnstile. VERSION is 0.4.0 or v0.4.0. Downloads
+# PREFIX/bin/turnstile, PREFIX/lib/ (what the binary bundles), PREFIX/share/turnstile/conformance/
+# (cases, testees: the suite and the kits), PREFIX/share/doc/turnstile. VERSION is 0.4.0 or v0.4.0. Downloads
 # turnstile-VERSION-linux-x86_64.tar.gz and its .sha256 from
 #   $TURNSTILE_RELEASE_URL/vVERSION/   (default https://github.com/$TURNSTILE_REPOSITORY/releases/download,
 #                                       $TURNSTILE_REPOSITORY default turnstile/turnstile)
