@@ -49,7 +49,13 @@ if grep -qa '__afl_area_ptr' "$bin"; then
     # afl-fuzz reads real files from a directory it may not write, and writes its queue to -o.
     export AFL_SKIP_CPUFREQ=${AFL_SKIP_CPUFREQ:-1} AFL_NO_UI=${AFL_NO_UI:-1}
     export AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=${AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES:-1}
-    exec afl-fuzz -i "$work/corpus" -o "$work/afl" ${dict:+-x "$dict"} "$@" -- "$bin"
+    # Unless told (-t), a generous per-input timeout whose '+' skips a seed that exceeds it instead
+    # of aborting: afl-fuzz calibrates its own from a few fast runs, and on a loaded machine a seed
+    # of a target that starts processes (differential_resume kills and restarts its testee) can
+    # overrun that and abort the whole run in its dry run.
+    timeout=(-t 20000+)
+    for a in "$@"; do case "$a" in -t|-t*) timeout=() ;; esac; done
+    exec afl-fuzz -i "$work/corpus" -o "$work/afl" ${dict:+-x "$dict"} "${timeout[@]}" "$@" -- "$bin"
 else
     exec "$bin" ${dict:+-dict="$dict"} -artifact_prefix="$work/crashes/" "$@" "$work/corpus"
 fi
