@@ -59,7 +59,9 @@ for d in "${dirs[@]}"; do
         [ -x "$f" ] && [ ! -e "$work/system/$n" ] && ln -s "$f" "$work/system/$n"
     done
 done
-export PATH="$stubs:$work/system" STUB_BIN=$bin STUB_LOG=$work/calls.log
+# TMPDIR: what the scripts keep after a failure (fuzz_smoke.sh keeps its directory) goes with $work.
+mkdir -p "$work/tmp"
+export PATH="$stubs:$work/system" STUB_BIN=$bin STUB_LOG=$work/calls.log TMPDIR=$work/tmp
 # runtime NAME: a stand-in for NAME (dotnet, node, npm) that says what it was asked and succeeds
 runtime() { printf '#!/usr/bin/env bash\necho "stub %s $*"\n' "$1" >"$stubs/$1"; chmod +x "$stubs/$1"; }
 
