@@ -23,7 +23,7 @@ rules=U1,U2,U3,U4,U5,U6,U7,U8,U9,U10 # the universal tier: the table shows only 
 mkdir -p "$outdir"
 outdir="$(cd "$outdir" && pwd)"
 bazel build //:turnstile >"$outdir/bazel.log" 2>&1 || { tail -20 "$outdir/bazel.log" >&2; exit 1; }
-turnstile="$PWD/bazel-out/k8-fastbuild/bin/turnstile"
+turnstile="$(bazel info bazel-bin 2>/dev/null)/turnstile" # the default configuration's, whatever was built last
 status=0
 reports=()
 
@@ -99,7 +99,7 @@ else
         TURNSTILE_LG_DURABILITY=sync TURNSTILE_LG_RECOVER=unless-waiting TURNSTILE_LG_RESUME=map \
         node conformance/testees/node-langgraph/testee.js
 fi
-if ! ls conformance/testees/dotnet-*/ 2>/dev/null | grep -q . || \
+if ! compgen -G 'conformance/testees/dotnet-*/' >/dev/null || \
     ! grep -lqs '<TurnstileOp>resume</TurnstileOp>' conformance/testees/dotnet-*/dotnet-*.csproj; then
     echo "skipped: Agent Framework resume adapters (no conformance/testees/dotnet-*/ project says <TurnstileOp>resume</TurnstileOp>)"
 elif ! command -v dotnet >/dev/null 2>&1; then

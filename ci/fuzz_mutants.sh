@@ -46,9 +46,15 @@ for m in $mutants; do
         rm -rf "$work/corpus" "$work/findings"
         mkdir -p "$work/corpus" "$work/findings"
         start=$(date +%s.%N)
+        # a finding ends the fuzzer with a non-zero status: that is the measurement, not a failure
         TURNSTILE_TESTEE_MUTANT=$m TURNSTILE_FINDINGS_DIR="$work/findings" \
             "$work/$target" -seed=$seed -max_total_time="$max" -artifact_prefix="$work/" "$work/corpus" >"$work/log" 2>&1 || true
         end=$(date +%s.%N)
+        if ! grep -qE '==turnstile== the testee fails|^Done [0-9]+ runs' "$work/log"; then
+            echo "fuzz_mutants.sh: $target for $m neither found the bug nor ran to its time limit:" >&2
+            tail -5 "$work/log" >&2
+            exit 1
+        fi
         if grep -q '==turnstile== the testee fails' "$work/log"; then
             rule=$(grep -m1 -oE 'the testee fails [A-Za-z0-9()]+' "$work/log" | awk '{print $4}')
             times+=("$(python3 -c "print(round($end - $start, 1))")")

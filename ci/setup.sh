@@ -28,6 +28,8 @@ test_packages=(
   nodejs              # the Node.js testee kit
   g++                 # with make: node-gyp compiles better-sqlite3 for the LangGraph adapter
   make                #   (ci/certify_engines.sh; no prebuilt binary is reachable offline)
+  shellcheck          # ci/lint.sh: every shell script of ci/, .ci/ and the test scripts
+  python3-yaml        # ci/action_test.sh reads the GitHub Action's action.yml
 )
 fuzz_packages=(
   afl++               # afl-clang-fast for the AFL++ fuzzing config

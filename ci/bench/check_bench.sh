@@ -16,9 +16,7 @@ set -euo pipefail
 sizes="${1:-100000,1000000}"
 partition_sizes="${2:-4,8,16,24}"
 runs="${BENCH_RUNS:-5}"
-for v in "$runs"; do
-  [[ "$v" =~ ^[1-9][0-9]*$ ]] || { echo "check_bench.sh: BENCH_RUNS must be a positive integer" >&2; exit 2; }
-done
+[[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "check_bench.sh: BENCH_RUNS must be a positive integer" >&2; exit 2; }
 [[ "$sizes" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "usage: $0 [SIZES] [PARTITION_SIZES] (comma-separated positive integers)" >&2; exit 2; }
 [[ "$partition_sizes" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "usage: $0 [SIZES] [PARTITION_SIZES]" >&2; exit 2; }
 bench_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

@@ -18,12 +18,16 @@ seconds="${1:-20}"
 runs="${BENCH_RUNS:-1}"
 cd "$(dirname "$0")/../.."
 ci/setup.sh fuzz >/dev/null
-targets=(merge_bytes merge_structured acceptance differential codec_roundtrip resume_scenarios)
+# Every target of fuzz/targets.txt but differential_resume, whose runs are mostly process kills and
+# restarts: its speed is the kill sweep's (ci/bench/resume_bench.sh), not a fuzzer's.
+mapfile -t targets < <(grep -v '^#' fuzz/targets.txt | grep -vx differential_resume)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+binaries=("${targets[@]/#///fuzz:}")
+binaries=("${binaries[@]/%/_bin}")
 declare -A bins
 for config in libfuzzer libfuzzer-fast; do
-    bazel build --config="$config" $(printf '//fuzz:%s_bin ' "${targets[@]}") //ci/bench:fuzz_empty \
+    bazel build --config="$config" "${binaries[@]}" //ci/bench:fuzz_empty \
         >"$work/build-$config.log" 2>&1 || { tail -20 "$work/build-$config.log" >&2; exit 1; }
     bins[$config]="$(bazel info --config="$config" bazel-bin 2>/dev/null)"
 done
@@ -37,8 +41,7 @@ measure() {
         corpus="$work/corpus-$config-$target"
         rm -rf "$corpus" && mkdir -p "$corpus"
         if [ "$target" != empty ]; then
-            cp -L corpora/"$target"/seeds/* "$corpus"/ 2>/dev/null || true
-            find -L corpora/"$target"/regressions -type f ! -name 'README*' -exec cp {} "$corpus"/ \; 2>/dev/null || true
+            find -L corpora/"$target"/seeds corpora/"$target"/regressions -type f ! -name 'README*' -exec cp {} "$corpus"/ \;
         else
             printf 'x' >"$corpus/x"
         fi
