@@ -15,7 +15,7 @@
 #include "core/json/scan.h"
 #include "core/json/strict.h"
 
-enum { WINDOW = 1 << 20 };
+enum { WINDOW = 1 << 20, REFILL_BELOW = 1 << 12 };
 
 struct ts_json_stream {
     FILE *file;              /* the source: a file, or */
@@ -200,7 +200,10 @@ int ts_json_stream_next(ts_json_stream *s, ts_arena *arena, ts_json *out, int *o
     for (;;) {
         if (s->over_limit || s->read_errno) return fail_because(s, err, "");
         while (s->pos < s->fill && is_space(s->buf[s->pos])) s->pos++;
-        if (s->need_more || (!s->eof && (s->pos == s->fill || s->fill - s->pos < s->window / 2))) {
+        /* Read on when the rest is short (a value cut there is read again whole after): moving
+         * a few KiB to the front costs little, half a window each time would not. */
+        size_t low = s->window / 2 < REFILL_BELOW ? s->window / 2 : REFILL_BELOW;
+        if (s->need_more || (!s->eof && (s->pos == s->fill || s->fill - s->pos < low))) {
             s->need_more = false;
             if (!refill(s)) return fail_because(s, err, "out of memory while reading JSON");
             continue;

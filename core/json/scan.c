@@ -1,9 +1,12 @@
 /* scan.c — the codec's fast path: recursive descent from bytes straight into ts_json; see scan.h.
  *
- * One pass: strings are found eight bytes at a time and copied (or decoded, when they hold
- * escapes) into the arena once; a container's items gather on the scanner's stack and move into
- * the arena as one block when it closes. Every rule below mirrors what jansson accepts under
- * JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, and anything else defers to it (scan.h).
+ * One pass: strings are found sixteen (or eight) bytes at a time and kept where they are when
+ * the scanner borrows, else copied (or decoded, when they hold escapes) into the arena once; a
+ * container's items gather on the scanner's stack and move into the arena as one block when it
+ * closes. Every rule below mirrors what jansson accepts under JSON_REJECT_DUPLICATES |
+ * JSON_ALLOW_NUL, and anything else defers to it (scan.h). The position travels as a pointer
+ * argument and result (NULL: the scan ends, with x->status saying why), so that it stays in a
+ * register.
  */
 #include "core/json/scan.h"
 
@@ -11,42 +14,64 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
-typedef struct cursor {
-    const char *p, *end;
+typedef struct scan {
+    const char *end;
     bool final;
     ts_arena *arena;
     ts_scanner *s;
-} cursor;
-
-/* TS_SCAN_VALUE (0) to go on, or the result that ends the scan. */
-typedef ts_scan_result status;
+    ts_scan_result status; /* why the scan ended, once a step returned NULL */
+} scan;
 
 void ts_scanner_init(ts_scanner *s) { memset(s, 0, sizeof *s); }
 
 void ts_scanner_free(ts_scanner *s) {
+    bool borrow = s->borrow;
     free(s->items);
     free(s->members);
     ts_scanner_init(s);
+    s->borrow = borrow;
 }
 
-static inline status ran_out(const cursor *c) { return c->final ? TS_SCAN_DEFER : TS_SCAN_INCOMPLETE; }
+static const char *stop(scan *x, ts_scan_result why) {
+    x->status = why;
+    return NULL;
+}
+
+static const char *ran_out(scan *x) { return stop(x, x->final ? TS_SCAN_DEFER : TS_SCAN_INCOMPLETE); }
 
 static inline bool is_digit(char b) { return b >= '0' && b <= '9'; }
 
-static inline void skip_space(cursor *c) {
-    if (c->p < c->end && (unsigned char)*c->p > ' ') return;
-    while (c->p < c->end && (*c->p == ' ' || *c->p == '\n' || *c->p == '\r' || *c->p == '\t')) c->p++;
+static inline bool is_space(char b) { return b == ' ' || b == '\n' || b == '\r' || b == '\t'; }
+
+static inline const char *skip_space(const char *p, const char *end) {
+    while (p < end && (unsigned char)*p <= ' ' && is_space(*p)) p++;
+    return p;
 }
 
 /* ------------------------------------------------------------------------- strings ----- */
 
-/* Bit 7 of each byte of w that is '"', '\\', below 0x20 or above 0x7f; the lowest set bit is
- * exact (a borrow only spreads upwards from a byte that is itself flagged). */
-static inline uint64_t special_bytes(uint64_t w) {
-    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
-    return ((w - ones * 0x20) | (quote - ones) | (backslash - ones) | w) & highs;
+enum { STRIDE = 16 };
+
+/* Bit i set when p[i] (i < 16) is '"', '\\', below 0x20 or above 0x7f. */
+static inline unsigned special_bytes(const char *p) {
+#if defined(__SSE2__)
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+    __m128i backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+    __m128i outside = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)); /* signed: above 0x7f too */
+    return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), outside));
+#else
+    unsigned mask = 0;
+    for (int i = 0; i < STRIDE; i++) {
+        unsigned char b = (unsigned char)p[i];
+        if (b == '"' || b == '\\' || b < 0x20 || b >= 0x80) mask |= 1u << i;
+    }
+    return mask;
+#endif
 }
 
 static inline bool is_special(unsigned char b) { return b == '"' || b == '\\' || b < 0x20 || b >= 0x80; }
@@ -88,28 +113,23 @@ static int hex4(const char *p) {
     return v;
 }
 
-/* The escape at *pp (a backslash): steps past it when jansson reads it (a lone or reversed
- * surrogate is an error there). */
-static status check_escape(const cursor *c, const char **pp) {
-    const char *p = *pp;
-    if (c->end - p < 2) return ran_out(c);
+/* Past the escape at p (a backslash) when jansson reads it (a lone or reversed surrogate is an
+ * error there). */
+static const char *check_escape(scan *x, const char *p) {
+    if (x->end - p < 2) return ran_out(x);
     switch (p[1]) {
-    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't': *pp = p + 2; return TS_SCAN_VALUE;
+    case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't': return p + 2;
     case 'u': break;
-    default: return TS_SCAN_DEFER;
+    default: return stop(x, TS_SCAN_DEFER);
     }
-    if (c->end - p < 6) return ran_out(c);
+    if (x->end - p < 6) return ran_out(x);
     int code = hex4(p + 2);
-    if (code < 0 || (code >= 0xDC00 && code <= 0xDFFF)) return TS_SCAN_DEFER;
-    if (code < 0xD800 || code > 0xDBFF) {
-        *pp = p + 6;
-        return TS_SCAN_VALUE;
-    }
-    if (c->end - p < 12) return ran_out(c);
+    if (code < 0 || (code >= 0xDC00 && code <= 0xDFFF)) return stop(x, TS_SCAN_DEFER);
+    if (code < 0xD800 || code > 0xDBFF) return p + 6;
+    if (x->end - p < 12) return ran_out(x);
     int low = p[6] == '\\' && p[7] == 'u' ? hex4(p + 8) : -1;
-    if (low < 0xDC00 || low > 0xDFFF) return TS_SCAN_DEFER;
-    *pp = p + 12;
-    return TS_SCAN_VALUE;
+    if (low < 0xDC00 || low > 0xDFFF) return stop(x, TS_SCAN_DEFER);
+    return p + 12;
 }
 
 static size_t put_utf8(char *out, unsigned code) {
@@ -167,157 +187,148 @@ static size_t decode(const char *raw, size_t len, char *out) {
 
 /* A string without escapes, raw[0..len): a key that is one of the wire format's names points at
  * its static copy; else it points into the data (borrowing) or at a copy in the arena. */
-static inline status plain_string(cursor *c, const char *raw, size_t len, bool is_key, ts_str *out) {
+static inline bool plain_string(scan *x, const char *raw, size_t len, bool is_key, ts_str *out) {
     out->len = len;
-    if (is_key && (out->ptr = ts_json_common_key(raw, len))) return TS_SCAN_VALUE;
-    if (c->s->borrow) {
+    if (is_key && (out->ptr = ts_json_common_key(raw, len))) return true;
+    if (x->s->borrow) {
         out->ptr = raw;
-        return TS_SCAN_VALUE;
+        return true;
     }
-    char *copy = ts_arena_alloc_bytes(c->arena, len + 1);
-    if (!copy) return TS_SCAN_NOMEM;
+    char *copy = ts_arena_alloc_bytes(x->arena, len + 1);
+    if (!copy) return false;
     memcpy(copy, raw, len);
     copy[len] = '\0';
     out->ptr = copy;
-    return TS_SCAN_VALUE;
+    return true;
 }
 
 /* The general case of scan_string: escapes, non-ASCII text, the end of the data. */
-static status scan_any_string(cursor *c, bool is_key, ts_str *out) {
-    const char *p = c->p, *end = c->end;
+static const char *scan_any_string(scan *x, const char *raw, bool is_key, ts_str *out) {
+    const char *p = raw, *end = x->end;
     bool escaped = false;
     for (;;) {
-        while (end - p >= 8) {
-            uint64_t w;
-            memcpy(&w, p, 8);
-            uint64_t special = special_bytes(w);
+        while (end - p >= STRIDE) {
+            unsigned special = special_bytes(p);
             if (special) {
-                p += __builtin_ctzll(special) >> 3;
+                p += __builtin_ctz(special);
                 break;
             }
-            p += 8;
+            p += STRIDE;
         }
         while (p < end && !is_special((unsigned char)*p)) p++;
-        if (p == end) return ran_out(c);
+        if (p == end) return ran_out(x);
         unsigned char b = (unsigned char)*p;
         if (b == '"') break;
         if (b == '\\') {
-            status st = check_escape(c, &p);
-            if (st) return st;
+            if (!(p = check_escape(x, p))) return NULL;
             escaped = true;
         } else if (b < 0x20) {
-            return TS_SCAN_DEFER;
-        } else if (b >= 0x80) {
-            int n = utf8_length((const unsigned char *)p, (const unsigned char *)end);
-            if (n < 0) return ran_out(c);
-            if (n == 0) return TS_SCAN_DEFER;
-            p += n;
+            return stop(x, TS_SCAN_DEFER);
         } else {
-            p++; /* not reached: is_special said so */
+            int n = utf8_length((const unsigned char *)p, (const unsigned char *)end);
+            if (n <= 0) return n < 0 ? ran_out(x) : stop(x, TS_SCAN_DEFER);
+            p += n;
         }
     }
-    const char *raw = c->p;
     size_t len = (size_t)(p - raw);
-    c->p = p + 1;
-    if (!escaped) return plain_string(c, raw, len, is_key, out);
-    char *copy = ts_arena_alloc_bytes(c->arena, len + 1);
-    if (!copy) return TS_SCAN_NOMEM;
+    if (!escaped) return plain_string(x, raw, len, is_key, out) ? p + 1 : stop(x, TS_SCAN_NOMEM);
+    char *copy = ts_arena_alloc_bytes(x->arena, len + 1);
+    if (!copy) return stop(x, TS_SCAN_NOMEM);
     len = decode(raw, len, copy);
     copy[len] = '\0';
     out->ptr = copy;
     out->len = len;
     if (is_key) {
-        if (memchr(copy, '\0', len)) return TS_SCAN_DEFER; /* jansson takes no NUL in a key */
+        if (memchr(copy, '\0', len)) return stop(x, TS_SCAN_DEFER); /* jansson takes no NUL in a key */
         const char *common = ts_json_common_key(copy, len);
         if (common) out->ptr = common;
     }
-    return TS_SCAN_VALUE;
+    return p + 1;
 }
 
-/* The string whose opening quote is just behind c->p. Most are short and plain ASCII: found
- * eight bytes at a time, without a call. */
-static inline status scan_string(cursor *c, bool is_key, ts_str *out) {
-    const char *p = c->p;
+/* The string whose opening quote is just before p; returns where it ends. Most are short and
+ * plain ASCII: found a stride at a time, without a call. */
+static inline const char *scan_string(scan *x, const char *p, bool is_key, ts_str *out) {
+    const char *q = p;
     for (;;) {
-        if (c->end - p < 8) return scan_any_string(c, is_key, out);
-        uint64_t w;
-        memcpy(&w, p, 8);
-        uint64_t special = special_bytes(w);
+        if (x->end - q < STRIDE) return scan_any_string(x, p, is_key, out);
+        unsigned special = special_bytes(q);
         if (special) {
-            p += __builtin_ctzll(special) >> 3;
+            q += __builtin_ctz(special);
             break;
         }
-        p += 8;
+        q += STRIDE;
     }
-    if (*p != '"') return scan_any_string(c, is_key, out);
-    const char *raw = c->p;
-    c->p = p + 1;
-    return plain_string(c, raw, (size_t)(p - raw), is_key, out);
+    if (*q != '"') return scan_any_string(x, p, is_key, out);
+    return plain_string(x, p, (size_t)(q - p), is_key, out) ? q + 1 : stop(x, TS_SCAN_NOMEM);
 }
 
 /* ------------------------------------------------------------------------- numbers ----- */
 
+/* The double of the real token p[0..len), as jansson reads it (strtod); false when jansson
+ * would not (an overflow, or a locale whose decimal point is not '.'). */
+static bool real_value(scan *x, const char *p, size_t len, double *out) {
+    char small[64], *text = len < sizeof small ? small : malloc(len + 1);
+    if (!text) return stop(x, TS_SCAN_NOMEM), false;
+    memcpy(text, p, len);
+    text[len] = '\0';
+    char *end;
+    *out = strtod(text, &end);
+    bool whole = end == text + len;
+    if (text != small) free(text);
+    if (!whole || isinf(*out)) return stop(x, TS_SCAN_DEFER), false;
+    return true;
+}
+
 /* jansson's number: an integer token (no '.', no exponent) is an int64 or an error; any other
  * is strtod's double, an error when it overflows. */
-static status scan_number(cursor *c, ts_json *out) {
-    const char *start = c->p, *p = c->p, *end = c->end;
+static const char *scan_number(scan *x, const char *p, ts_json *out) {
+    const char *start = p, *end = x->end;
     bool negative = *p == '-', real = false;
     if (negative) p++;
-    if (p == end) return ran_out(c);
+    if (p == end) return ran_out(x);
     const char *digits = p;
     if (*p == '0') {
         p++;
-        if (p < end && is_digit(*p)) return TS_SCAN_DEFER;
+        if (p < end && is_digit(*p)) return stop(x, TS_SCAN_DEFER);
     } else if (is_digit(*p)) {
         while (p < end && is_digit(*p)) p++;
     } else {
-        return TS_SCAN_DEFER;
+        return stop(x, TS_SCAN_DEFER);
     }
     size_t integer_digits = (size_t)(p - digits);
     if (p < end && *p == '.') {
         real = true;
-        if (++p == end) return ran_out(c);
-        if (!is_digit(*p)) return TS_SCAN_DEFER;
+        if (++p == end) return ran_out(x);
+        if (!is_digit(*p)) return stop(x, TS_SCAN_DEFER);
         while (p < end && is_digit(*p)) p++;
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
         real = true;
         if (++p < end && (*p == '+' || *p == '-')) p++;
-        if (p == end) return ran_out(c);
-        if (!is_digit(*p)) return TS_SCAN_DEFER;
+        if (p == end) return ran_out(x);
+        if (!is_digit(*p)) return stop(x, TS_SCAN_DEFER);
         while (p < end && is_digit(*p)) p++;
     }
-    c->p = p;
-    if (!real) {
-        if (integer_digits > 19) return TS_SCAN_DEFER; /* beyond int64 either way */
-        uint64_t v = 0;
-        for (const char *d = digits; d < p; d++) v = v * 10 + (uint64_t)(*d - '0');
-        if (v > (uint64_t)INT64_MAX + negative) return TS_SCAN_DEFER;
-        *out = ts_json_make_int(negative ? (int64_t)(0 - v) : (int64_t)v);
-        return TS_SCAN_VALUE;
+    if (real) {
+        out->kind = TS_JSON_REAL;
+        return real_value(x, start, (size_t)(p - start), &out->u.r) ? p : NULL;
     }
-    size_t len = (size_t)(p - start);
-    char small[64], *text = len < sizeof small ? small : malloc(len + 1);
-    if (!text) return TS_SCAN_NOMEM;
-    memcpy(text, start, len);
-    text[len] = '\0';
-    char *stop;
-    double d = strtod(text, &stop);
-    bool whole = stop == text + len; /* else a locale with another decimal point: jansson's to read */
-    if (text != small) free(text);
-    if (!whole || isinf(d)) return TS_SCAN_DEFER;
-    out->kind = TS_JSON_REAL;
-    out->u.r = d;
-    return TS_SCAN_VALUE;
+    if (integer_digits > 19) return stop(x, TS_SCAN_DEFER); /* beyond int64 either way */
+    uint64_t v = 0;
+    for (const char *d = digits; d < digits + integer_digits; d++) v = v * 10 + (uint64_t)(*d - '0');
+    if (v > (uint64_t)INT64_MAX + negative) return stop(x, TS_SCAN_DEFER);
+    out->kind = TS_JSON_INT;
+    out->u.i = negative ? (int64_t)(0 - v) : (int64_t)v;
+    return p;
 }
 
-static status scan_literal(cursor *c, const char *word, size_t n, ts_json value, ts_json *out) {
-    size_t have = (size_t)(c->end - c->p);
-    if (have < n) return memcmp(c->p, word, have) == 0 ? ran_out(c) : TS_SCAN_DEFER;
-    if (memcmp(c->p, word, n) != 0) return TS_SCAN_DEFER;
-    c->p += n;
-    *out = value;
-    return TS_SCAN_VALUE;
+static const char *scan_literal(scan *x, const char *p, const char *word, size_t n, ts_json_kind kind, ts_json *out) {
+    size_t have = (size_t)(x->end - p);
+    if (have < n) return memcmp(p, word, have) == 0 ? ran_out(x) : stop(x, TS_SCAN_DEFER);
+    if (memcmp(p, word, n) != 0) return stop(x, TS_SCAN_DEFER);
+    out->kind = kind;
+    return p + n;
 }
 
 /* ---------------------------------------------------------------------- containers ----- */
@@ -381,115 +392,128 @@ static bool grow(void **items, size_t *cap, size_t size) {
     return true;
 }
 
-static status scan_value(cursor *c, ts_json *out, int depth);
+static const char *scan_value(scan *x, const char *p, ts_json *out, int depth);
 
-/* After a member or item: ',' (then more) or the closing byte. 1 more, 0 closed, else status. */
-static int next_or_close(cursor *c, char close, status *st) {
-    skip_space(c);
-    if (c->p == c->end) return *st = ran_out(c), -1;
-    char b = *c->p++;
-    if (b == close) return 0;
-    if (b != ',') return *st = TS_SCAN_DEFER, -1;
-    skip_space(c);
-    if (c->p == c->end) return *st = ran_out(c), -1;
-    return 1;
+/* After a member or item, at p: ',' and the start of the next (*more true), or the closing byte
+ * (*more false). */
+static inline const char *next_or_close(scan *x, const char *p, char close, bool *more) {
+    if (p < x->end && *p == ',' && p + 1 < x->end && *(p + 1) == '"') { /* compact JSON: no space */
+        *more = true;
+        return p + 1;
+    }
+    p = skip_space(p, x->end);
+    if (p == x->end) return ran_out(x);
+    *more = *p == ',';
+    if (!*more) return *p == close ? p + 1 : stop(x, TS_SCAN_DEFER);
+    p = skip_space(p + 1, x->end);
+    return p == x->end ? ran_out(x) : p;
 }
 
-static status scan_object(cursor *c, ts_json *out, int depth) {
-    if (depth > TS_SCAN_MAX_DEPTH) return TS_SCAN_DEFER;
-    ts_scanner *s = c->s;
+/* The object whose '{' is at p. */
+static const char *scan_object(scan *x, const char *p, ts_json *out, int depth) {
+    if (depth > TS_SCAN_MAX_DEPTH) return stop(x, TS_SCAN_DEFER);
+    ts_scanner *s = x->s;
     size_t base = s->member_count;
-    status st = TS_SCAN_VALUE;
-    c->p++;
-    skip_space(c);
-    if (c->p == c->end) return ran_out(c);
-    int more = *c->p == '}' ? (c->p++, 0) : 1;
-    while (more > 0) {
-        if (*c->p++ != '"') return TS_SCAN_DEFER;
-        ts_str key;
-        if ((st = scan_string(c, true, &key))) return st;
-        skip_space(c);
-        if (c->p == c->end) return ran_out(c);
-        if (*c->p++ != ':') return TS_SCAN_DEFER;
-        skip_space(c);
-        ts_json value;
-        if ((st = scan_value(c, &value, depth))) return st;
+    p = skip_space(p + 1, x->end);
+    if (p == x->end) return ran_out(x);
+    bool more = *p != '}';
+    if (!more) p++;
+    while (more) {
+        if (*p != '"') return stop(x, TS_SCAN_DEFER);
+        /* The member's slot is taken before its value is read (a value's own members gather
+         * after it), and a scalar is written into it in place: a copy through a local would
+         * read back, wider, what narrower stores just wrote, which stalls the CPU. */
         if (s->member_count == s->member_cap && !grow((void **)&s->members, &s->member_cap, sizeof *s->members))
-            return TS_SCAN_NOMEM;
-        s->members[s->member_count].key = key;
-        s->members[s->member_count++].value = value;
-        more = next_or_close(c, '}', &st);
+            return stop(x, TS_SCAN_NOMEM);
+        size_t at = s->member_count++;
+        if (!(p = scan_string(x, p + 1, true, &s->members[at].key))) return NULL;
+        if (p < x->end && *p == ':') {
+            p++;
+        } else {
+            p = skip_space(p, x->end);
+            if (p == x->end) return ran_out(x);
+            if (*p++ != ':') return stop(x, TS_SCAN_DEFER);
+        }
+        p = skip_space(p, x->end);
+        if (p == x->end) return ran_out(x);
+        if (*p == '{' || *p == '[') {
+            ts_json value; /* the stack may move while the container's own members gather */
+            if (!(p = scan_value(x, p, &value, depth))) return NULL;
+            s->members[at].value = value;
+        } else if (!(p = scan_value(x, p, &s->members[at].value, depth))) {
+            return NULL;
+        }
+        if (!(p = next_or_close(x, p, '}', &more))) return NULL;
     }
-    if (more < 0) return st;
     size_t n = s->member_count - base;
-    if (n > 1 && has_duplicate_key(&s->members[base], n)) return TS_SCAN_DEFER;
-    ts_member *members = ts_arena_alloc(c->arena, n * sizeof *members);
-    if (!members) return TS_SCAN_NOMEM;
+    if (n > 1 && has_duplicate_key(&s->members[base], n)) return stop(x, TS_SCAN_DEFER);
+    ts_member *members = ts_arena_alloc(x->arena, n * sizeof *members);
+    if (!members) return stop(x, TS_SCAN_NOMEM);
     if (n) memcpy(members, &s->members[base], n * sizeof *members);
     s->member_count = base;
     out->kind = TS_JSON_OBJECT;
     out->u.o.members = members;
     out->u.o.count = n;
-    return TS_SCAN_VALUE;
+    return p;
 }
 
-static status scan_array(cursor *c, ts_json *out, int depth) {
-    if (depth > TS_SCAN_MAX_DEPTH) return TS_SCAN_DEFER;
-    ts_scanner *s = c->s;
+/* The array whose '[' is at p. */
+static const char *scan_array(scan *x, const char *p, ts_json *out, int depth) {
+    if (depth > TS_SCAN_MAX_DEPTH) return stop(x, TS_SCAN_DEFER);
+    ts_scanner *s = x->s;
     size_t base = s->item_count;
-    status st = TS_SCAN_VALUE;
-    c->p++;
-    skip_space(c);
-    if (c->p == c->end) return ran_out(c);
-    int more = *c->p == ']' ? (c->p++, 0) : 1;
-    while (more > 0) {
-        ts_json value;
-        if ((st = scan_value(c, &value, depth))) return st;
+    p = skip_space(p + 1, x->end);
+    if (p == x->end) return ran_out(x);
+    bool more = *p != ']';
+    if (!more) p++;
+    while (more) { /* slots taken first, scalars read in place: see scan_object */
         if (s->item_count == s->item_cap && !grow((void **)&s->items, &s->item_cap, sizeof *s->items))
-            return TS_SCAN_NOMEM;
-        s->items[s->item_count++] = value;
-        more = next_or_close(c, ']', &st);
+            return stop(x, TS_SCAN_NOMEM);
+        size_t at = s->item_count++;
+        if (*p == '{' || *p == '[') {
+            ts_json value;
+            if (!(p = scan_value(x, p, &value, depth))) return NULL;
+            s->items[at] = value;
+        } else if (!(p = scan_value(x, p, &s->items[at], depth))) {
+            return NULL;
+        }
+        if (!(p = next_or_close(x, p, ']', &more))) return NULL;
     }
-    if (more < 0) return st;
     size_t n = s->item_count - base;
-    ts_json *items = ts_arena_alloc(c->arena, n * sizeof *items);
-    if (!items) return TS_SCAN_NOMEM;
+    ts_json *items = ts_arena_alloc(x->arena, n * sizeof *items);
+    if (!items) return stop(x, TS_SCAN_NOMEM);
     if (n) memcpy(items, &s->items[base], n * sizeof *items);
     s->item_count = base;
     out->kind = TS_JSON_ARRAY;
     out->u.a.items = items;
     out->u.a.count = n;
-    return TS_SCAN_VALUE;
+    return p;
 }
 
-static status scan_value(cursor *c, ts_json *out, int depth) {
-    if (c->p == c->end) return ran_out(c);
-    switch (*c->p) {
-    case '"':
-        c->p++;
-        out->kind = TS_JSON_STRING;
-        return scan_string(c, false, &out->u.s);
-    case '{': return scan_object(c, out, depth + 1);
-    case '[': return scan_array(c, out, depth + 1);
-    case 't': return scan_literal(c, "true", 4, ts_json_make_bool(true), out);
-    case 'f': return scan_literal(c, "false", 5, ts_json_make_bool(false), out);
-    case 'n': return scan_literal(c, "null", 4, ts_json_make_null(), out);
+/* The value at p (p < x->end, no whitespace before it); returns where it ends. */
+static const char *scan_value(scan *x, const char *p, ts_json *out, int depth) {
+    switch (*p) {
+    case '"': out->kind = TS_JSON_STRING; return scan_string(x, p + 1, false, &out->u.s);
+    case '{': return scan_object(x, p, out, depth + 1);
+    case '[': return scan_array(x, p, out, depth + 1);
+    case 't': return scan_literal(x, p, "true", 4, TS_JSON_TRUE, out);
+    case 'f': return scan_literal(x, p, "false", 5, TS_JSON_FALSE, out);
+    case 'n': return scan_literal(x, p, "null", 4, TS_JSON_NULL, out);
     case '-': case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
-        return scan_number(c, out);
-    default: return TS_SCAN_DEFER;
+        return scan_number(x, p, out);
+    default: return stop(x, TS_SCAN_DEFER);
     }
 }
 
 ts_scan_result ts_scan_value(ts_scanner *s, ts_arena *arena, const char *data, size_t len, bool final,
                              bool any_value, size_t *end, ts_json *out) {
-    cursor c = {data, data + len, final, arena, s};
+    scan x = {data + len, final, arena, s, TS_SCAN_VALUE};
     s->item_count = s->member_count = 0;
-    skip_space(&c);
-    if (c.p == c.end) return ran_out(&c);
-    if (!any_value && *c.p != '{' && *c.p != '[') return TS_SCAN_DEFER;
-    status st = scan_value(&c, out, 0);
-    if (st) return st;
-    *end = (size_t)(c.p - data);
+    const char *p = skip_space(data, x.end);
+    if (p == x.end) return final ? TS_SCAN_DEFER : TS_SCAN_INCOMPLETE;
+    if (!any_value && *p != '{' && *p != '[') return TS_SCAN_DEFER;
+    if (!(p = scan_value(&x, p, out, 0))) return x.status;
+    *end = (size_t)(p - data);
     return TS_SCAN_VALUE;
 }
 
