@@ -58,6 +58,20 @@ static inline void *ts_arena_alloc(ts_arena *arena, size_t size) {
     return ts_arena_alloc_slow(arena, size, alignof(max_align_t));
 }
 
+/* Like ts_arena_alloc, aligned for `align` only (a power of two, at most max_align_t): for the
+ * many small arrays of a type that needs less, so that none leaves padding behind it. */
+static inline void *ts_arena_alloc_aligned(ts_arena *arena, size_t size, size_t align) {
+    ts_arena_chunk *chunk = arena->head;
+    if (chunk && size) {
+        size_t start = (chunk->used + align - 1) & ~(align - 1);
+        if (start <= chunk->capacity && chunk->capacity - start >= size) {
+            chunk->used = start + size;
+            return chunk->data + start;
+        }
+    }
+    return ts_arena_alloc_slow(arena, size, align);
+}
+
 /* Like ts_arena_alloc without alignment (for strings). */
 static inline void *ts_arena_alloc_bytes(ts_arena *arena, size_t size) {
     ts_arena_chunk *chunk = arena->head;

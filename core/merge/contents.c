@@ -179,7 +179,8 @@ bool ts_contents_add(ts_arena *arena, bool copy, ts_contents *c, const ts_json *
     if ((c->count & (c->count - 1)) == 0) { /* 0, 1, 2, 4, ...: the items fill their capacity */
         if (c->count >= UINT32_MAX / 2) return false;
         size_t cap = c->count, grown_cap = cap ? 2 * cap : 1;
-        ts_json *grown = ts_arena_grow(arena, c->items, cap * sizeof *grown, grown_cap * sizeof *grown);
+        ts_json *grown = cap ? ts_arena_grow(arena, c->items, cap * sizeof *grown, grown_cap * sizeof *grown)
+                             : ts_arena_alloc_aligned(arena, sizeof *grown, _Alignof(ts_json));
         if (!grown) return false;
         c->items = grown;
     }

@@ -57,17 +57,29 @@ static bool reserve(void **items, size_t count, size_t *cap, size_t size) {
 
 static bool out_of_memory(ts_merger *m, ts_error *err) { return ts_merger_out_of_memory(m, err); }
 
-/* A role, author or agent for a message (*out: its index + 1 in the name table). Such values
- * repeat from message to message: one equal to the last kept of its kind is that one again. */
-static bool keep_name(ts_merger *m, uint32_t *last, ts_str s, uint32_t *out) {
-    if (*last && ts_str_eq(m->names[*last - 1], s)) {
-        *out = *last;
-        return true;
+enum { ROLE, AUTHOR, AGENT };
+
+/* A role, author or agent (kind) for a message (*out: its index + 1 in the name table). Such
+ * values repeat from message to message: one equal to one of the last few kept of its kind is
+ * that one again (roles that alternate, agents that interleave). */
+static bool keep_name(ts_merger *m, int kind, ts_str s, uint32_t *out) {
+    enum { RECENT = sizeof m->recent_names[0] / sizeof m->recent_names[0][0] };
+    uint32_t *recent = m->recent_names[kind];
+    size_t hit = RECENT;
+    for (size_t i = 0; i < RECENT && recent[i] && hit == RECENT; i++)
+        if (ts_str_eq(m->names[recent[i] - 1], s)) hit = i;
+    if (hit < RECENT) {
+        *out = recent[hit];
+    } else {
+        if (m->name_count >= UINT32_MAX - 1 ||
+            !reserve((void **)&m->names, m->name_count, &m->name_cap, sizeof *m->names) ||
+            !keep(m, s, &m->names[m->name_count]))
+            return false;
+        *out = (uint32_t)++m->name_count;
+        hit = RECENT - 1; /* the oldest drops out */
     }
-    if (m->name_count >= UINT32_MAX - 1 || !reserve((void **)&m->names, m->name_count, &m->name_cap, sizeof *m->names) ||
-        !keep(m, s, &m->names[m->name_count]))
-        return false;
-    *out = *last = (uint32_t)++m->name_count;
+    memmove(&recent[1], &recent[0], hit * sizeof *recent);
+    recent[0] = *out;
     return true;
 }
 
@@ -223,16 +235,16 @@ static bool join_message(ts_merger *m, size_t index, const ts_update *u) {
     message_state *msg = &m->messages[index];
     uint32_t name;
     if (!msg->role && ts_str_present(u->role)) {
-        if (!keep_name(m, &m->last_role, u->role, &name)) return false;
-        (msg = &m->messages[index])->role = name;
+        if (!keep_name(m, ROLE, u->role, &name)) return false;
+        msg->role = name;
     }
     if (!msg->author_name && ts_str_nonempty(u->author_name)) {
-        if (!keep_name(m, &m->last_author, u->author_name, &name)) return false;
-        (msg = &m->messages[index])->author_name = name;
+        if (!keep_name(m, AUTHOR, u->author_name, &name)) return false;
+        msg->author_name = name;
     }
     if (!msg->agent_id && ts_str_nonempty(u->agent_id)) {
-        if (!keep_name(m, &m->last_agent, u->agent_id, &name)) return false;
-        (msg = &m->messages[index])->agent_id = name;
+        if (!keep_name(m, AGENT, u->agent_id, &name)) return false;
+        msg->agent_id = name;
     }
     if (!msg->created && u->has_created_at) { /* K1: the first createdAt is the message's own */
         message_stamp *stamp = ts_arena_alloc(m->arena, sizeof *stamp);

@@ -56,23 +56,34 @@ static bool derived_id(ts_arena *arena, ts_sha256 *sha, ts_str *out) {
     return out->ptr != NULL;
 }
 
+/* The index, in arrival order, of the k-th message written. */
+static size_t written_message(const ts_merger *m, size_t k) {
+    return m->visible ? written_message(m, k) : m->ordered[k];
+}
+
 /* Orders the messages that will be written (M6) through the ordering seam: m->visible[k] is
- * the k-th written message's index in arrival order, m->order the seam's permutation of them.
- * Groups are created at their first update, so group index order is first-arrival order. */
+ * the k-th written message's index in arrival order (no array when every message is written),
+ * m->order the seam's permutation of them. Groups are created at their first update, so group
+ * index order is first-arrival order. */
 static bool order_messages(ts_merger *m, ts_error *err) {
-    size_t n = m->message_count ? m->message_count : 1, visible_count = 0;
-    m->visible = malloc(n * sizeof *m->visible);
+    size_t n = m->message_count ? m->message_count : 1, visible_count = 0, omitted = 0;
+    for (size_t i = 0; i < m->message_count; i++) omitted += is_omitted(&m->messages[i]);
+    m->visible = omitted ? malloc(n * sizeof *m->visible) : NULL;
     m->ordered = malloc(n * sizeof *m->ordered);
     ts_order_item *items = malloc(n * sizeof *items);
-    bool ordered = m->visible && m->ordered && items;
+    bool ordered = (m->visible || !omitted) && m->ordered && items;
     for (size_t i = 0; ordered && i < m->message_count; i++) {
         const message_state *msg = &m->messages[i];
-        if (is_omitted(msg)) continue;
-        ts_instant none = {0, 0};
-        items[visible_count] = (ts_order_item){msg->group, msg->first_arrival, msg->created != NULL,
-                                               msg->created ? msg->created->instant : none,
-                                               ts_str_nonempty(msg->message_id)};
-        m->visible[visible_count++] = i;
+        if (omitted && is_omitted(msg)) continue;
+        ts_order_item *item = &items[visible_count];
+        memset(item, 0, sizeof *item);
+        item->group = msg->group;
+        item->first_arrival = msg->first_arrival;
+        if (msg->created) item->created_at = msg->created->instant;
+        item->has_created_at = msg->created != NULL;
+        item->keyed = ts_str_nonempty(msg->message_id);
+        if (omitted) m->visible[visible_count] = i;
+        visible_count++;
     }
     m->visible_count = visible_count;
     ordered = ordered && m->order(items, visible_count, m->ordered, m->order_context);
@@ -130,7 +141,7 @@ bool ts_merger_finish(ts_merger *m, ts_response *out, ts_error *err) {
     out->messages = ts_arena_alloc(m->arena, (m->visible_count ? m->visible_count : 1) * sizeof *out->messages);
     bool ok = out->messages != NULL;
     for (size_t k = 0; ok && k < m->visible_count; k++)
-        ok = finish_message(m, m->arena, &m->messages[m->visible[m->ordered[k]]], &out->messages[out->message_count++]);
+        ok = finish_message(m, m->arena, &m->messages[written_message(m, k)], &out->messages[out->message_count++]);
     return ok || ts_merger_out_of_memory(m, err);
 }
 
@@ -142,14 +153,14 @@ static bool message_item(void *context, size_t k, ts_json *out) {
      * members) while this one is written. */
     enum { STEP = 6 };
     size_t n = m->visible_count;
-    if (k + 3 * STEP < n) __builtin_prefetch(&m->messages[m->visible[m->ordered[k + 3 * STEP]]]);
+    if (k + 3 * STEP < n) __builtin_prefetch(&m->messages[written_message(m, k + 3 * STEP)]);
     if (k + 2 * STEP < n) {
-        const message_state *ahead = &m->messages[m->visible[m->ordered[k + 2 * STEP]]];
+        const message_state *ahead = &m->messages[written_message(m, k + 2 * STEP)];
         __builtin_prefetch(ahead->contents.items);
         __builtin_prefetch(ahead->message_id.ptr);
     }
     if (k + STEP < n) {
-        const message_state *ahead = &m->messages[m->visible[m->ordered[k + STEP]]];
+        const message_state *ahead = &m->messages[written_message(m, k + STEP)];
         if (ahead->contents.count && ahead->contents.items->kind == TS_JSON_OBJECT)
             __builtin_prefetch(ahead->contents.items->u.o.members);
         else if (ahead->contents.count && ahead->contents.items->kind == TS_JSON_STRING)
@@ -157,7 +168,7 @@ static bool message_item(void *context, size_t k, ts_json *out) {
     }
     ts_arena_reset(&m->scratch);
     ts_message message;
-    return finish_message(m, &m->scratch, &m->messages[m->visible[m->ordered[k]]], &message) &&
+    return finish_message(m, &m->scratch, &m->messages[written_message(m, k)], &message) &&
            ts_message_to_json(&message, &m->scratch, out);
 }
 

@@ -74,10 +74,10 @@ struct ts_merger {
         size_t group;
     } recent[4];
 
-    ts_str *names;              /* roles, authors and agents kept; a value equal to the last one
-                                 * kept of its kind is not kept again */
+    ts_str *names;              /* roles, authors and agents kept; a value equal to one of the
+                                 * last few kept of its kind is not kept again */
     size_t name_count, name_cap;
-    uint32_t last_role, last_author, last_agent;
+    uint32_t recent_names[3][4]; /* per kind (role, author, agent): name ids, latest first */
     size_t *visible, *ordered;  /* at the end: the messages written (M6), and their order */
     size_t visible_count;
     ts_arena scratch;           /* one message's JSON at a time (ts_merger_finish_to_file) */
