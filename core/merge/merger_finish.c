@@ -58,7 +58,7 @@ static bool derived_id(ts_arena *arena, ts_sha256 *sha, ts_str *out) {
 
 /* The index, in arrival order, of the k-th message written. */
 static size_t written_message(const ts_merger *m, size_t k) {
-    return m->visible ? written_message(m, k) : m->ordered[k];
+    return m->visible ? m->visible[m->ordered[k]] : m->ordered[k];
 }
 
 /* Orders the messages that will be written (M6) through the ordering seam: m->visible[k] is
