@@ -26,12 +26,18 @@ typedef struct scan {
     ts_scan_result status; /* why the scan ended, once a step returned NULL */
 } scan;
 
-void ts_scanner_init(ts_scanner *s) { memset(s, 0, sizeof *s); }
+void ts_scanner_init(ts_scanner *s) {
+    s->items = s->inline_items;
+    s->members = s->inline_members;
+    s->item_count = s->member_count = 0;
+    s->item_cap = s->member_cap = TS_SCAN_INLINE;
+    s->borrow = false;
+}
 
 void ts_scanner_free(ts_scanner *s) {
     bool borrow = s->borrow;
-    free(s->items);
-    free(s->members);
+    if (s->items != s->inline_items) free(s->items);
+    if (s->members != s->inline_members) free(s->members);
     ts_scanner_init(s);
     s->borrow = borrow;
 }
@@ -382,11 +388,14 @@ static bool has_duplicate_key(const ts_member *members, size_t n) {
     return duplicate;
 }
 
-static bool grow(void **items, size_t *cap, size_t size) {
-    size_t new_cap = *cap ? 2 * *cap : 64;
+/* Doubles a stack; the first growth moves it out of the scanner (`inline_stack`). */
+static bool grow(void **items, size_t *cap, size_t size, const void *inline_stack) {
+    size_t new_cap = 2 * *cap;
     if (new_cap > SIZE_MAX / size) return false;
-    void *grown = realloc(*items, new_cap * size);
+    bool moving = *items == inline_stack;
+    void *grown = realloc(moving ? NULL : *items, new_cap * size);
     if (!grown) return false;
+    if (moving) memcpy(grown, *items, *cap * size);
     *items = grown;
     *cap = new_cap;
     return true;
@@ -423,7 +432,8 @@ static const char *scan_object(scan *x, const char *p, ts_json *out, int depth) 
         /* The member's slot is taken before its value is read (a value's own members gather
          * after it), and a scalar is written into it in place: a copy through a local would
          * read back, wider, what narrower stores just wrote, which stalls the CPU. */
-        if (s->member_count == s->member_cap && !grow((void **)&s->members, &s->member_cap, sizeof *s->members))
+        if (s->member_count == s->member_cap &&
+            !grow((void **)&s->members, &s->member_cap, sizeof *s->members, s->inline_members))
             return stop(x, TS_SCAN_NOMEM);
         size_t at = s->member_count++;
         if (!(p = scan_string(x, p + 1, true, &s->members[at].key))) return NULL;
@@ -467,7 +477,7 @@ static const char *scan_array(scan *x, const char *p, ts_json *out, int depth) {
     bool more = *p != ']';
     if (!more) p++;
     while (more) { /* slots taken first, scalars read in place: see scan_object */
-        if (s->item_count == s->item_cap && !grow((void **)&s->items, &s->item_cap, sizeof *s->items))
+        if (s->item_count == s->item_cap && !grow((void **)&s->items, &s->item_cap, sizeof *s->items, s->inline_items))
             return stop(x, TS_SCAN_NOMEM);
         size_t at = s->item_count++;
         if (*p == '{' || *p == '[') {

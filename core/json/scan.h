@@ -31,11 +31,17 @@ typedef enum ts_scan_result {
     TS_SCAN_NOMEM,      /* out of memory */
 } ts_scan_result;
 
+enum { TS_SCAN_INLINE = 16 };
+
+/* The stacks start in the scanner itself, so that a small document needs no allocation; a
+ * scanner must not be moved once initialised. */
 typedef struct ts_scanner {
     ts_json *items;     /* array items of the open arrays, innermost last */
     size_t item_count, item_cap;
     ts_member *members; /* members of the open objects, innermost last */
     size_t member_count, member_cap;
+    ts_json inline_items[TS_SCAN_INLINE];
+    ts_member inline_members[TS_SCAN_INLINE];
     bool borrow;        /* strings without escapes, and keys, may point into the data read (they
                          * are then not NUL-terminated): for a reader done with each value before
                          * the data changes */
