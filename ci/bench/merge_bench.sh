@@ -20,7 +20,8 @@
 #                            ci/bench/peers/package-lock.json, installed with `npm ci`)
 #
 # then parse + model (ci/bench/parse_model: each parser's values read into turnstile's update
-# model, what chose the codec's parser), then a scaling table: turnstile merge on the adversarial
+# model; "codec" is the codec's reader, turnstile's own scanner), then a scaling table:
+# turnstile merge on the adversarial
 # shapes of gen_stream.py --shape at n and 10n updates.
 #
 # Every figure is the median of BENCH_RUNS runs, taken in rounds (every tool once per round; n
@@ -124,7 +125,7 @@ if [ -n "$langchain" ]; then
   names+=("LangChain_merge_(node)")
   commands+=("node $bench_dir/peers/langchain_merge.mjs $stream")
 fi
-names+=(model_simdjson model_cjson model_jansson)
+names+=(model_codec model_cjson model_jansson) # codec: the reader, turnstile's scanner
 commands+=("$work/parse_model simdjson $stream" "$work/parse_model cjson $stream" "$work/parse_model jansson $stream")
 for ((r = 0; r < runs; r++)); do
   for i in "${!names[@]}"; do
@@ -189,7 +190,7 @@ echo
 echo "parse + model (each parser's values read into turnstile's update model; ci/bench/parse_model):"
 awk -v n="$updates" '
 { printf "  %-10s %8.3f s CPU %8.3f s wall %10.0f updates/s  %7.1f MiB\n", $1, $3, $2, n / $3, $4 / 1024; cpu[$1] = $3 }
-END { printf "  cJSON / simdjson: %.1fx the CPU time; jansson / simdjson: %.1fx\n", cpu["cjson"] / cpu["simdjson"], cpu["jansson"] / cpu["simdjson"] }' "$model_rows"
+END { printf "  cJSON / codec: %.1fx the CPU time; jansson / codec: %.1fx\n", cpu["cjson"] / cpu["codec"], cpu["jansson"] / cpu["codec"] }' "$model_rows"
 echo
 echo "scaling: turnstile merge at n = $scale_n and 10n (CPU s, median of $runs; goals: growth at most 10.5x,"
 echo "RSS at most 2x the input on the shapes with a message per 1-5 updates)"
