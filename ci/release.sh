@@ -6,7 +6,7 @@
 #                                   libuuid and SQLite linked statically; simdjson (Debian ships
 #                                   no static archive) from lib/ beside it ($ORIGIN/../lib): needs
 #                                   only glibc and the C++ runtime every apt-based system has
-#   lib/libsimdjson.so.N            the codec's fast parser (its copyright in share/doc/turnstile/)
+#   lib/libsimdjson.so.N            error positions of the codec (its copyright in share/doc/turnstile/)
 #   share/turnstile/conformance/    laid out as in a checkout, so that README's certify commands
 #     cases/                        work from PREFIX/share/turnstile as from a checkout's root: the
 #     testees/                      conformance cases (to vendor, or for certify --suite), the testee

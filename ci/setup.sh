@@ -16,7 +16,7 @@ packages=(
   bazel-bootstrap     # Bazel 4.2.3, built offline against third_party/ shims
   clang               # the plain `clang` name (Debian's points at clang-14)
   libjansson-dev      # JSON parsing with error positions: the strict path that names line and column
-  libsimdjson-dev     # the codec's fast path: one pass per update, no per-document tree (core/json)
+  libsimdjson-dev     # where a field stands in a JSON text, for the codec's error messages (core/json)
   libssl-dev          # libcrypto: SHA-256
   uuid-dev            # libuuid: UUIDv4 from the OS CSPRNG
   libsqlite3-dev      # the resume engine's journal
