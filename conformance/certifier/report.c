@@ -114,6 +114,28 @@ void ts_report_clean_text(ts_buf *out, const char *s, size_t len, bool keep_newl
     ts_buf_free(&valid);
 }
 
+/* A resume case that failed in a kill run: the command that replays its first failing kill run
+ * (--kill-at, and --crash-state for a power loss), from the history's failingKillPoints. */
+static void print_kill_replay(FILE *out, const ts_case_result *r, const ts_report_context *ctx) {
+    if (!r->answer || strcmp(r->c->op, "resume") != 0) return;
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_json history;
+    ts_error err;
+    if (ts_codec_parse(&arena, r->answer, strlen(r->answer), &history, &err)) {
+        const ts_json *points = ts_json_get(&history, "failingKillPoints");
+        const ts_json *first = points && points->kind == TS_JSON_ARRAY && points->u.a.count ? &points->u.a.items[0] : NULL;
+        const ts_json *point = ts_json_get(first, "point");
+        ts_str state = ts_json_string(ts_json_get(first, "crashState"));
+        if (point && point->kind == TS_JSON_INT) {
+            fprintf(out, "      replay its first failing kill run: %s --kill-at %lld", ctx->replay_before, (long long)point->u.i);
+            if (state.ptr) fprintf(out, " --crash-state %.*s", (int)state.len, state.ptr);
+            fprintf(out, " --cases %s%s\n", r->c->id, ctx->replay_after);
+        }
+    }
+    ts_arena_free(&arena);
+}
+
 /* Text from the testee (or that quotes it) on a terminal: no control character, escape or
  * override reaches it; newlines only where the layout has them (keep_newlines). */
 static void put_clean(FILE *out, const char *s, bool keep_newlines) {
@@ -172,8 +194,10 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
             put_clean(out, tail, true);
             if (tail[strlen(tail) - 1] != '\n') fputc('\n', out);
         }
-        if (failing(r) && !r->apart && !r->expected && ctx)
+        if (failing(r) && !r->apart && !r->expected && ctx) {
             fprintf(out, "      replay: %s --cases %s%s\n", ctx->replay_before, r->c->id, ctx->replay_after);
+            print_kill_replay(out, r, ctx);
+        }
     }
     fprintf(out, "\nrule  level        passed  failed  skipped  what\n");
     for (size_t k = 0; k < ts_rule_count; k++) {

@@ -37,8 +37,13 @@ for c in cases:
         problems.append("%s: %s %s" % (c["id"], c["verdict"], "; ".join(f["rule"] + " " + f["message"][:300] for f in required[:3])))
     h = c.get("history") or {}
     points = sum(1 for e in (h.get("runs") or [{}])[0].get("events", []) if "point" in e)
-    if h.get("killPoints") != points or points == 0:
-        problems.append("%s: %s of its %d kill points run" % (c["id"], h.get("killPoints"), points))
+    p = h.get("points") or {}
+    # every point of the uninterrupted run planned (as a killed process, and as each power-loss
+    # crash state there), every planned kill run made and reached (issue 22's nemesis)
+    if points == 0 or p.get("protocol", 0) + p.get("store", 0) != points or h.get("killPoints") != p.get("killRuns") \
+            or p.get("notReached") or p.get("powerLossNotMade") or h.get("nemesis") != "power-loss":
+        problems.append("%s: %s of its %s planned kill runs made (%d points; %s)" % (c["id"], h.get("killPoints"),
+                                                                                   p.get("killRuns"), points, p))
 u7 = sorted({c["id"] for c in cases for f in c.get("findings", []) if f["rule"] == "U7"})
 print("%d resume cases: %d passed; at-least-once (U7) in %d: %s; %.0f s" % (
     len(cases), sum(c["verdict"] == "pass" for c in cases), len(u7), ", ".join(u7) or "none", report["summary"]["seconds"]))
