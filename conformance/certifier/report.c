@@ -146,6 +146,44 @@ static void put_clean(FILE *out, const char *s, bool keep_newlines) {
     ts_buf_free(&clean);
 }
 
+
+/* The durability a certification's resume cases show (SPEC §6.4): "none" when some case breaks
+ * U9, "process-crash" when one breaks U11 or ran without power loss, "power-loss" otherwise;
+ * NULL when no resume case was judged. Sums their points into the counts given. */
+static const char *durability_level(const ts_certification *c, const char **nemesis, long counts[5]) {
+    bool any = false, u9 = false, u11 = false, all_power = true;
+    *nemesis = NULL;
+    for (int k = 0; k < 5; k++) counts[k] = 0;
+    for (size_t i = 0; i < c->count; i++) {
+        const ts_case_result *r = &c->results[i];
+        if (strcmp(r->c->op, "resume") != 0 || r->apart || r->verdict == TS_VERDICT_SKIPPED || !r->answer) continue;
+        any = true;
+        for (size_t k = 0; k < r->findings.count; k++) {
+            u9 |= strcmp(r->findings.items[k].rule, "U9") == 0;
+            u11 |= strcmp(r->findings.items[k].rule, "U11") == 0;
+        }
+        ts_arena arena;
+        ts_arena_init(&arena);
+        ts_json h;
+        ts_error err;
+        if (ts_codec_parse(&arena, r->answer, strlen(r->answer), &h, &err)) {
+            ts_str kind = ts_json_string(ts_json_get(&h, "nemesis"));
+            all_power &= ts_str_eq_cstr(kind, "power-loss");
+            if (!*nemesis || !ts_str_eq_cstr(kind, *nemesis))
+                *nemesis = ts_str_eq_cstr(kind, "power-loss") ? "power-loss" : ts_str_eq_cstr(kind, "store") ? "store" : "protocol";
+            const ts_json *p = ts_json_get(&h, "points");
+            const char *keys[5] = {"protocol", "store", "killRuns", "merged", "powerLossNotMade"};
+            for (int k = 0; k < 5; k++) {
+                const ts_json *v = ts_json_get(p, keys[k]);
+                counts[k] += v && v->kind == TS_JSON_INT ? (long)v->u.i : 0;
+            }
+        }
+        ts_arena_free(&arena);
+    }
+    if (!any) return NULL;
+    return u9 ? "none" : (u11 || !all_power) ? "process-crash" : "power-loss";
+}
+
 void ts_report_text(FILE *out, const ts_certification *c, const ts_report_context *ctx, bool verbose) {
     fputs("turnstile certify: ", out);
     put_clean(out, c->testee, false);
@@ -247,6 +285,21 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
                 ts_report_conformant(c) ? "CONFORMANT" : "NOT CONFORMANT", req_pass, req_all, rec_pass, rec_all, passed,
                 c->count - apart - skipped);
     if (!c->harness_failure[0]) fprintf(out, ctx && ctx->gate ? " (%zu fail as expected)\n" : "\n", expected);
+    const char *nemesis;
+    long points[5];
+    const char *level = durability_level(c, &nemesis, points);
+    if (level && !c->harness_failure[0]) {
+        fprintf(out, "durability: %s", level);
+        if (c->testee_durability) {
+            fputs(" (claimed: ", out);
+            put_clean(out, c->testee_durability, false);
+            fputc(')', out);
+        }
+        fprintf(out, "; nemesis %s: %ld protocol and %ld store points, %ld kill runs (%ld merged as the same experiment)",
+                nemesis, points[0], points[1], points[2], points[3]);
+        if (points[4]) fprintf(out, ", %ld power losses not made", points[4]);
+        fputc('\n', out);
+    }
     if (ctx && ctx->gate_text && *ctx->gate_text) fputs(ctx->gate_text, out);
     if (ctx && ctx->gate) {
         const ts_gate_counts *g = ctx->gate;
@@ -313,7 +366,23 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
     portable_command(&command, c->testee);
     json_str(&b, command.data ? command.data : "");
     ts_buf_free(&command);
-    ts_buf_appendf(&b, ",\"restarts\":%d},\"suite\":{\"version\":", c->restarts);
+    if (c->testee_durability) {
+        ts_buf_append_str(&b, ",\"durability\":");
+        json_str(&b, c->testee_durability);
+    }
+    ts_buf_appendf(&b, ",\"restarts\":%d}", c->restarts);
+    const char *nemesis;
+    long points[5];
+    const char *level = durability_level(c, &nemesis, points);
+    if (level) {
+        ts_buf_append_str(&b, ",\"durability\":{\"level\":");
+        json_str(&b, level);
+        ts_buf_append_str(&b, ",\"nemesis\":");
+        json_str(&b, nemesis);
+        ts_buf_appendf(&b, ",\"protocolPoints\":%ld,\"storePoints\":%ld,\"killRuns\":%ld,\"merged\":%ld,\"powerLossNotMade\":%ld}",
+                       points[0], points[1], points[2], points[3], points[4]);
+    }
+    ts_buf_append_str(&b, ",\"suite\":{\"version\":");
     json_str(&b, c->suite ? c->suite->version : "");
     ts_buf_append_str(&b, ",\"sha256\":");
     json_str(&b, c->suite ? c->suite->hash : "");
