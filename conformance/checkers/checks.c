@@ -35,6 +35,13 @@ void ts_check_excerpt(const ts_json *value, char *out, size_t max) {
     ts_buf_free(&buf);
 }
 
+bool ts_check_rule_needs_arrangement(const char *rule) {
+    static const char *const rules[] = {"M", "C1", "C2", "K1", "X1", "X2", "I3", "O1", "O2", "I2", "O3"};
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (strcmp(rules[i], rule) == 0) return true;
+    return false;
+}
+
 /* ------------------------------------------------------------------------------ W7 shape --- */
 
 static bool optional_kind(const ts_json *object, const char *key, ts_json_kind kind) {
@@ -92,26 +99,30 @@ static bool check_shape(const ts_json *answer, ts_findings *f) {
     return ok;
 }
 
-static bool check_merge_in(ts_arena *arena, const ts_update *updates, size_t count, ts_str host_id,
-                           const ts_json *answer, ts_findings *f) {
-    if (!check_shape(answer, f)) return true;
+static ts_check_status check_merge_in(ts_arena *arena, const ts_update *updates, size_t count, ts_str host_id,
+                                      const ts_json *answer, const ts_judge_budget *budget, ts_findings *f) {
+    if (!check_shape(answer, f)) return TS_CHECK_DECIDED;
     ts_expectation e;
     ts_group_words words;
     ts_decision decision;
     const ts_json *messages = ts_json_get(answer, "messages");
     if (!ts_expect_merge(arena, updates, count, host_id, &e) || !ts_order_words(arena, &e, &words) ||
         !ts_check_response_fields(updates, count, host_id, &e, answer, f) ||
-        !ts_match_decide(arena, &e, &words, messages, &decision))
-        return false;
-    if (!decision.valid && !ts_match_diagnose(arena, &e, &words, messages, &decision, f)) return false;
-    return ts_check_conservation(&e, messages, f);
+        !ts_match_decide(arena, &e, &words, messages, budget, &decision))
+        return TS_CHECK_OUT_OF_MEMORY;
+    /* Undecided: no reading of the messages is known to be the right one, so none is reported
+     * against (every finding would risk being a false alarm); the other rules still are. */
+    if (!decision.valid && !decision.undecided && !ts_match_diagnose(arena, &e, &words, messages, &decision, f))
+        return TS_CHECK_OUT_OF_MEMORY;
+    if (!ts_check_conservation(&e, messages, f)) return TS_CHECK_OUT_OF_MEMORY;
+    return decision.undecided ? TS_CHECK_UNDECIDED : TS_CHECK_DECIDED;
 }
 
-bool ts_check_merge(const ts_update *updates, size_t count, ts_str host_response_id, const ts_json *answer,
-                    ts_findings *findings) {
+ts_check_status ts_check_merge(const ts_update *updates, size_t count, ts_str host_response_id, const ts_json *answer,
+                               const ts_judge_budget *budget, ts_findings *findings) {
     ts_arena arena;
     ts_arena_init(&arena);
-    bool ok = check_merge_in(&arena, updates, count, host_response_id, answer, findings);
+    ts_check_status status = check_merge_in(&arena, updates, count, host_response_id, answer, budget, findings);
     ts_arena_free(&arena);
-    return ok;
+    return findings->out_of_memory ? TS_CHECK_OUT_OF_MEMORY : status; /* a lost finding: no verdict */
 }

@@ -1,14 +1,19 @@
 /* matching.c — the exact decider; see matching.h, and DESIGN.md for the argument.
  *
  * Classes: group words that every message of this answer fits alike, position by position
- * (signature.h's view), are one class, used as many times as it has groups. A search state is
- * the vector of how many words of each class are placed; the answer position is then fixed
- * (the sum of their lengths). From a state at position p the candidates are the classes with
- * words left whose word fits the answer at p. Depth-first search over states; a state that
- * failed is remembered (keyed by a hash of its vector, compared exactly), so no state is
- * searched twice. Before the exhaustive search, two greedy dives (no backtracking) try the
- * orders implementations use: groups by first arrival, and the reverse; the search itself
- * tries longer words first.
+ * (signature.h's view), are one class, used as many times as it has groups. Classes are
+ * numbered by their content (the view hash of their word, then the first arrival of their
+ * first group only for words whose hashes collide), never by arrival, so the search below is a
+ * function of the words and the answer: shuffling the arrival of the groups changes no state
+ * it visits. A search state is the vector of how many words of each class are placed; the
+ * answer position is then fixed (the sum of their lengths). From a state at position p the
+ * candidates are the classes with words left whose word fits the answer at p. Depth-first
+ * search over states, longest words first, ties by class number; a state that failed is
+ * remembered (keyed by a hash of its vector, compared exactly), so no state is searched twice.
+ * The search runs under a budget (budget.h): when it runs out the decision is undecided.
+ * Only for an answer already decided invalid, two greedy dives (no backtracking, linear) in the
+ * orders implementations use — groups by first arrival, and the reverse — look for a deeper
+ * split to report against; they never decide anything.
  *
  * Candidates at p: for each length a word starting with the answer's signature at p can have,
  * the coarse bucket of the answer's window there (rolling hashes) holds the classes whose word
@@ -17,7 +22,7 @@
  * but for agentIds or kept fields the answer shows) is entered through the class whose word
  * the answer renders exactly there (an exact-signature lookup), then walked lazily in class
  * order. Either way the set of candidates is exact; only their order is a heuristic, and it
- * depends on the input alone, never on hash values.
+ * depends on the content alone.
  */
 #include "conformance/checkers/matching.h"
 
@@ -37,6 +42,7 @@ static const uint64_t BASE = 0x9E3779B97F4A7C15ULL | 1;
 #define EMPTY ((ts_str){"", 0})
 
 typedef struct word_class {
+    uint64_t key;          /* the view hash of its word: what numbers the classes */
     size_t length, rep;    /* rep: its first group, whose word stands for the class */
     size_t *groups, group_count, remaining;
     uint64_t first_coarse; /* coarse signature of the word's first message */
@@ -78,6 +84,8 @@ typedef struct search {
     size_t *touched;
     size_t best;                      /* the first node reaching the deepest position */
     enum policy policy;
+    bool metered;                     /* the exhaustive search: work is counted against the budget */
+    ts_judge_meter meter;
     bool oom;
 } search;
 
@@ -128,18 +136,25 @@ static int compare_sig_length(const void *pa, const void *pb) {
     return a->length < b->length ? -1 : a->length > b->length;
 }
 
-/* Classes by view (a map from the view hash of a word to its classes, verified), each class's
- * groups in arrival order, the live lists, the exact-signature index of rep words, and the
- * lengths per first signature. */
-static bool build_classes(search *s, ts_arena *arena, const ts_signature *esig, const ts_view *view) {
+/* Classes in content order: by the view hash of their word, then (only for words whose hashes
+ * collide) by the first arrival of their first group. */
+static int compare_class(const void *pa, const void *pb) {
+    const word_class *a = pa, *b = pb;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return a->rep < b->rep ? -1 : a->rep > b->rep;
+}
+
+/* Groups into classes by view (a map from the view hash of a word to its classes, verified),
+ * then the classes renumbered in content order; class_of[g] is group g's class (NONE for an
+ * empty word). Fills coarse_of and exact_of with each group's bucket keys. */
+static bool group_classes(search *s, const ts_signature *esig, const ts_view *view, size_t *class_of, uint64_t *coarse_of,
+                          uint64_t *exact_of) {
     const ts_group_words *w = s->w;
     size_t groups = w->group_count;
-    size_t *class_of = malloc((groups + 1) * sizeof *class_of), *view_next = malloc((groups + 1) * sizeof *view_next);
-    uint64_t *coarse_of = malloc((groups + 1) * sizeof *coarse_of), *exact_of = malloc((groups + 1) * sizeof *exact_of);
+    size_t *view_next = malloc((groups + 1) * sizeof *view_next), *rank = malloc((groups + 1) * sizeof *rank);
     ts_strmap by_view;
     ts_strmap_init(&by_view);
-    s->cls = calloc(groups + 1, sizeof *s->cls);
-    bool ok = class_of && view_next && coarse_of && exact_of && s->cls;
+    bool ok = view_next && rank;
     for (size_t g = 0; g < groups && ok; g++) {
         size_t length = w->start[g + 1] - w->start[g];
         class_of[g] = NONE;
@@ -162,7 +177,7 @@ static bool build_classes(search *s, ts_arena *arena, const ts_signature *esig, 
             }
         if (c == NONE) {
             c = s->ncls++;
-            s->cls[c] = (word_class){length, g, NULL, 0, 0, esig[w->items[w->start[g]]].coarse, NONE, NONE};
+            s->cls[c] = (word_class){key, length, g, NULL, 0, 0, esig[w->items[w->start[g]]].coarse, NONE, NONE};
             view_next[c] = NONE;
             if (last == NONE) ok = ts_strmap_put(&by_view, key, EMPTY, c);
             else view_next[last] = c;
@@ -170,6 +185,55 @@ static bool build_classes(search *s, ts_arena *arena, const ts_signature *esig, 
         class_of[g] = c;
         s->cls[c].group_count++;
     }
+    if (ok) { /* content order: rank[old number] = new number */
+        for (size_t c = 0; c < s->ncls; c++) s->cls[c].exact_next = c; /* the old number, carried through the sort */
+        qsort(s->cls, s->ncls, sizeof *s->cls, compare_class);
+        for (size_t c = 0; c < s->ncls; c++) {
+            rank[s->cls[c].exact_next] = c;
+            s->cls[c].exact_next = NONE;
+        }
+        for (size_t g = 0; g < groups; g++)
+            if (class_of[g] != NONE) class_of[g] = rank[class_of[g]];
+    }
+    ts_strmap_free(&by_view);
+    free(view_next);
+    free(rank);
+    return ok;
+}
+
+/* Appends class c to its coarse bucket's live list and to the exact-signature chain of its
+ * rep word (both in class order). */
+static bool index_class(search *s, size_t c, uint64_t coarse, uint64_t exact) {
+    word_class *k = &s->cls[c];
+    size_t sentinel, head;
+    bool ok = true;
+    if (!ts_strmap_get(&s->coarse_buckets, coarse, EMPTY, &sentinel)) {
+        sentinel = s->ncls + s->nsentinels++;
+        s->prev[sentinel] = s->next[sentinel] = sentinel;
+        ok = ts_strmap_put(&s->coarse_buckets, coarse, EMPTY, sentinel);
+    }
+    k->sentinel = sentinel;
+    s->live[sentinel]++;
+    s->next[c] = sentinel;
+    s->prev[c] = s->prev[sentinel];
+    s->next[s->prev[sentinel]] = c;
+    s->prev[sentinel] = c;
+    if (ts_strmap_get(&s->exact_buckets, exact, EMPTY, &head)) {
+        while (s->cls[head].exact_next != NONE) head = s->cls[head].exact_next;
+        s->cls[head].exact_next = c;
+        return ok;
+    }
+    return ok && ts_strmap_put(&s->exact_buckets, exact, EMPTY, c);
+}
+
+/* The classes (group_classes), each class's groups in arrival order, the live lists, the
+ * exact-signature index of rep words, and the lengths per first signature. */
+static bool build_classes(search *s, ts_arena *arena, const ts_signature *esig, const ts_view *view) {
+    size_t groups = s->w->group_count;
+    size_t *class_of = malloc((groups + 1) * sizeof *class_of);
+    uint64_t *coarse_of = malloc((groups + 1) * sizeof *coarse_of), *exact_of = malloc((groups + 1) * sizeof *exact_of);
+    s->cls = calloc(groups + 1, sizeof *s->cls);
+    bool ok = class_of && coarse_of && exact_of && s->cls && group_classes(s, esig, view, class_of, coarse_of, exact_of);
     s->prev = malloc((2 * s->ncls + 1) * sizeof *s->prev);
     s->next = malloc((2 * s->ncls + 1) * sizeof *s->next);
     s->live = calloc(2 * s->ncls + 1, sizeof *s->live);
@@ -179,31 +243,9 @@ static bool build_classes(search *s, ts_arena *arena, const ts_signature *esig, 
         s->cls[c].groups = ts_arena_alloc(arena, s->cls[c].group_count * sizeof *s->cls[c].groups);
         ok = s->cls[c].groups != NULL;
     }
-    for (size_t g = 0; g < groups && ok; g++) {
-        size_t c = class_of[g];
-        if (c == NONE) continue;
-        word_class *k = &s->cls[c];
-        k->groups[k->remaining++] = g;
-        if (k->rep != g) continue; /* index each class once, by its rep word */
-        size_t sentinel, head;
-        if (!ts_strmap_get(&s->coarse_buckets, coarse_of[g], EMPTY, &sentinel)) {
-            sentinel = s->ncls + s->nsentinels++;
-            s->prev[sentinel] = s->next[sentinel] = sentinel;
-            ok = ts_strmap_put(&s->coarse_buckets, coarse_of[g], EMPTY, sentinel);
-        }
-        k->sentinel = sentinel;
-        s->live[sentinel]++;
-        s->next[c] = sentinel;
-        s->prev[c] = s->prev[sentinel];
-        s->next[s->prev[sentinel]] = c;
-        s->prev[sentinel] = c;
-        if (ts_strmap_get(&s->exact_buckets, exact_of[g], EMPTY, &head)) { /* keep class order: append */
-            while (s->cls[head].exact_next != NONE) head = s->cls[head].exact_next;
-            s->cls[head].exact_next = c;
-        } else {
-            ok = ok && ts_strmap_put(&s->exact_buckets, exact_of[g], EMPTY, c);
-        }
-    }
+    for (size_t g = 0; g < groups && ok; g++)
+        if (class_of[g] != NONE) s->cls[class_of[g]].groups[s->cls[class_of[g]].remaining++] = g;
+    for (size_t c = 0; c < s->ncls && ok; c++) ok = index_class(s, c, coarse_of[s->cls[c].rep], exact_of[s->cls[c].rep]);
     for (size_t c = 0; c < s->ncls && ok; c++) pairs[c] = (sig_length){s->cls[c].first_coarse, s->cls[c].length};
     if (ok) qsort(pairs, s->ncls, sizeof *pairs, compare_sig_length);
     s->lengths = malloc((s->ncls + 1) * sizeof *s->lengths);
@@ -222,9 +264,7 @@ static bool build_classes(search *s, ts_arena *arena, const ts_signature *esig, 
         s->lengths[nl++] = pairs[i].length;
         s->run_len[nr - 1]++;
     }
-    ts_strmap_free(&by_view);
     free(class_of);
-    free(view_next);
     free(coarse_of);
     free(exact_of);
     free(pairs);
@@ -239,6 +279,7 @@ static int verify(search *s, size_t c, size_t p) {
     uint64_t tag = (uint64_t)c * (s->m + 1) + p;
     size_t cached;
     if (ts_strmap_get(&s->verified, tag, EMPTY, &cached)) return (int)cached;
+    if (s->metered) ts_judge_meter_spend(&s->meter, false); /* the clock also covers verification */
     int bits = FITS | EXACT;
     for (size_t j = 0; j < s->cls[c].length && bits; j++) {
         const ts_expected_message *m = word_message(s, s->cls[c].rep, j);
@@ -411,12 +452,15 @@ static size_t next_candidate(search *s, frame *fr) {
 
 /* Depth-first search from the root under the current policy; returns the node where every
  * word is placed, or NONE. greedy: follow the first candidate only (no backtracking, nothing
- * remembered); the classes taken are given back before returning. */
+ * remembered); the classes taken are given back before returning. Else the search is metered:
+ * it stops (NONE, s->meter.exhausted) when the budget runs out. */
 static size_t run_search(search *s, bool greedy) {
+    s->metered = !greedy;
     size_t root = new_node(s, NONE, NONE), found = NONE;
     if (root == NONE || !open_frame(s, root)) return s->oom = true, NONE;
     if (s->best == NONE) s->best = root;
-    while (s->nframes > 0 && !s->oom) {
+    if (!greedy) ts_judge_meter_spend(&s->meter, true);
+    while (s->nframes > 0 && !s->oom && !(s->metered && s->meter.exhausted)) {
         frame *fr = &s->frames[s->nframes - 1];
         size_t x = fr->node;
         if (s->nodes[x].pos == s->m) { /* all words placed: the lengths sum to m */
@@ -425,6 +469,7 @@ static size_t run_search(search *s, bool greedy) {
         }
         size_t c = next_candidate(s, fr);
         if (c != NONE) {
+            if (!greedy && !ts_judge_meter_spend(&s->meter, true)) break;
             size_t child = new_node(s, x, c);
             if (child == NONE) break;
             take(s, c);
@@ -442,11 +487,12 @@ static size_t run_search(search *s, bool greedy) {
         s->nframes--;
         if (s->nodes[x].cls != NONE) give_back(s, s->nodes[x].cls);
     }
-    for (; s->nframes > 0; s->nframes--) { /* give back what the path holds (a dive, or success) */
+    for (; s->nframes > 0; s->nframes--) { /* give back what the path holds (a dive, success, or a spent budget) */
         size_t x = s->frames[s->nframes - 1].node;
         if (s->nodes[x].cls != NONE) give_back(s, s->nodes[x].cls);
     }
     s->ncand = 0;
+    s->metered = false;
     return found;
 }
 
@@ -528,7 +574,7 @@ static void free_search(search *s) {
 }
 
 bool ts_match_decide(ts_arena *arena, const ts_expectation *e, const ts_group_words *words, const ts_json *messages,
-                     ts_decision *out) {
+                     const ts_judge_budget *budget, ts_decision *out) {
     memset(out, 0, sizeof *out);
     search s;
     memset(&s, 0, sizeof s);
@@ -567,24 +613,37 @@ bool ts_match_decide(ts_arena *arena, const ts_expectation *e, const ts_group_wo
     }
     ok = ok && view && build_classes(&s, arena, esig, view);
     if (ok) {
-        /* Greedy dives in the two usual group orders, then the exhaustive search, longest
-         * words first (fewer, larger pieces: it finds tilings of look-alike words far sooner
-         * than arrival order; any order is exact). An answer already known bad (a message that
-         * fits nothing, or a count that differs) gets a third greedy dive instead of the
-         * search: the dives then only find the deepest split for the diagnostics. */
+        /* The exhaustive search, canonical and metered, longest words first (fewer, larger
+         * pieces: it finds tilings of look-alike words far sooner than shorter first; any
+         * order is exact). An answer already known bad (a count that differs, or a message
+         * that fits nothing) is not searched. For a rejected answer, greedy dives in the two
+         * usual group orders (and, when nothing was searched, longest first) look for the
+         * deepest split the diagnostics read against: the first node to reach the deepest
+         * position, the dives' before the search's. */
         bool plausible = s.m == visible && !some_message_fits_nothing(&s, esig);
-        size_t done = run_search(&s, true);
-        if (done == NONE && !s.oom) {
-            s.policy = REVERSE;
-            done = run_search(&s, true);
-        }
-        if (done == NONE && !s.oom) {
+        size_t done = NONE, searched = NONE;
+        ts_judge_meter_start(&s.meter, budget, words->group_count + 1);
+        if (plausible) {
             s.policy = LONGEST;
-            done = run_search(&s, !plausible);
+            done = run_search(&s, false);
+            searched = s.best;
+            s.best = NONE;
+        }
+        out->undecided = plausible && done == NONE && s.meter.exhausted && !s.oom;
+        out->states = (size_t)s.meter.spent;
+        if (done == NONE && !out->undecided && !s.oom) {
+            s.policy = FORWARD;
+            run_search(&s, true);
+            s.policy = REVERSE;
+            if (!s.oom) run_search(&s, true);
+            s.policy = LONGEST;
+            if (!plausible && !s.oom) run_search(&s, true);
+            if (searched != NONE && s.nodes[searched].pos > s.nodes[s.best].pos) s.best = searched;
+        } else if (done == NONE && searched != NONE) {
+            s.best = searched;
         }
         ok = !s.oom;
         out->valid = plausible && done != NONE;
-        out->states = s.nnodes;
         ok = ok && path_pairs(&s, arena, out->valid ? done : s.best, out);
     }
     ts_view_free(view);

@@ -49,6 +49,11 @@ static const char certify_usage[] =
     "  --kill-at P               resume cases: kill only at point P (one kill run a report names)\n"
     "  --kill-settle MS          resume cases: before a kill, wait until the testee has been silent\n"
     "                            MS milliseconds (for testees whose world calls run concurrently)\n"
+    "  --judge-states N          judging budget per answer: search states beyond one per response\n"
+    "                            group (default 1000000; 0: no limit)\n"
+    "  --judge-seconds S         judging budget per answer: CPU seconds of that search (default 10;\n"
+    "                            0: no limit). An answer not decided within it is 'undecided':\n"
+    "                            neither passed nor failed, reported and counted on its own\n"
     "  --verbose                 list passing, skipped, expected and set-apart cases too\n"
     "  --progress / --no-progress   show progress on stderr (default: when stderr is a terminal\n"
     "                            and $CI is not set)\n"
@@ -58,13 +63,16 @@ static const char certify_usage[] =
     "\n"
     "exit status: 0 all selected cases pass (or match --expected-failures); 1 failures;\n"
     "2 bad usage or an unreadable suite; 3 the testee could not be started (a harness failure,\n"
-    "no verdict). The last line of output is 'N passed, N failed, N skipped'.\n";
+    "no verdict); 4 no failure, but some answers undecided within the judging budget. The last\n"
+    "line of output is 'N passed, N failed, N skipped' (', N undecided' when there are any).\n";
 
 typedef struct certify_args {
     bool reference, repeat, verbose, print_requests;
     int progress; /* -1: decide by the terminal */
     const char *mutant_name, *suite_root, *json_path, *junit_path, *expected_path, *write_expected, *platform;
     const char *timeout_text, *max_answer_text, *kill_points_text, *kill_settle_text, *kill_at_text;
+    const char *judge_states_text, *judge_seconds_text;
+    ts_judge_budget budget;
     long kill_points; /* 0 all, -1 none, N the first N */
     long kill_at;     /* > 0: only this kill point */
     const char *cases_text[64], *rules_text[64]; /* as given, for the commands printed */
@@ -177,6 +185,12 @@ static int parse(int argc, char **argv, certify_args *a) {
             a->kill_settle_text = argv[++i];
             if (!ts_cli_parse_real("certify", "--kill-settle", a->kill_settle_text, 0, 60000, &ms)) return TS_EXIT_USAGE;
             a->testee_options.kill_settle_seconds = ms / 1000.0;
+        } else if (!strcmp(o, "--judge-states")) {
+            a->judge_states_text = argv[++i];
+            if (!ts_cli_parse_judge_states("certify", a->judge_states_text, &a->budget)) return TS_EXIT_USAGE;
+        } else if (!strcmp(o, "--judge-seconds")) {
+            a->judge_seconds_text = argv[++i];
+            if (!ts_cli_parse_judge_seconds("certify", a->judge_seconds_text, &a->budget)) return TS_EXIT_USAGE;
         } else if (!strcmp(o, "--max-answer-bytes")) {
             a->max_answer_text = argv[++i];
             char *end;
@@ -207,6 +221,8 @@ static void printed_commands(const certify_args *a, const char *argv0, const ts_
     if (a->kill_points_text) ts_buf_append_str(before, " --kill-points "), ts_cli_shell_quote(before, a->kill_points_text);
     if (a->kill_at_text) ts_buf_append_str(before, " --kill-at "), ts_cli_shell_quote(before, a->kill_at_text);
     if (a->kill_settle_text) ts_buf_append_str(before, " --kill-settle "), ts_cli_shell_quote(before, a->kill_settle_text);
+    if (a->judge_states_text) ts_buf_append_str(before, " --judge-states "), ts_cli_shell_quote(before, a->judge_states_text);
+    if (a->judge_seconds_text) ts_buf_append_str(before, " --judge-seconds "), ts_cli_shell_quote(before, a->judge_seconds_text);
     if (a->reference) ts_buf_append_str(before, " --reference");
     if (a->mutant_name) ts_buf_append_str(before, " --mutant "), ts_cli_shell_quote(before, a->mutant_name);
     ts_buf_append_str(after, "");
@@ -222,7 +238,7 @@ static void printed_commands(const certify_args *a, const char *argv0, const ts_
 /* Every --cases pattern must match a case of the suite, and the selection must not be empty. */
 static bool selection_valid(const certify_args *a, const ts_suite *suite, const ts_run_options *selection) {
     for (size_t g = 0; g < a->glob_count; g++) {
-        ts_run_options one = {NULL, 0, &a->globs[g], 1, false, NULL, NULL, NULL, 0, 0};
+        ts_run_options one = {NULL, 0, &a->globs[g], 1, false, NULL, NULL, NULL, 0, 0, {0, 0}};
         bool any = false;
         for (size_t i = 0; i < suite->count && !any; i++) any = ts_run_case_selected(&one, &suite->cases[i]);
         if (!any) {
@@ -321,6 +337,7 @@ static int report(const certify_args *a, ts_certification *result, const char *a
     } else {
         status = ts_report_conformant(result) ? TS_EXIT_OK : TS_EXIT_FAILURE;
     }
+    if (status == TS_EXIT_OK && ts_certification_undecided(result)) status = TS_EXIT_UNDECIDED; /* no verdict on those */
     if (json && !ts_report_json(json, result, &ctx)) {
         fprintf(stderr, "turnstile certify: cannot write %s\n", a->json_path);
         status = status == TS_EXIT_OK ? TS_EXIT_FAILURE : status;
@@ -359,7 +376,7 @@ static int certify(int argc, char **argv, certify_args *a) {
     int status = parse(argc, argv, a);
     if (status >= 0) return status;
     ts_run_options options = {a->rule_count ? a->rules : NULL, a->rule_count, a->glob_count ? a->globs : NULL, a->glob_count,
-                              a->repeat, a->platform, NULL, NULL, a->kill_points, a->kill_at};
+                              a->repeat, a->platform, NULL, NULL, a->kill_points, a->kill_at, a->budget};
     int chosen = a->reference + (a->mutant_name != NULL) + (a->command && a->command[0]);
     if (!a->print_requests && chosen != 1)
         return usage_error("%s", "name one testee: --reference, --mutant NAME, or -- COMMAND ARGS...");

@@ -25,11 +25,26 @@ static const char check_usage[] =
     "  --response-id ID   the turn's id as the host named it (I1)\n"
     "  --rule RULE        the case's own rule, charged with error answers (default U2)\n"
     "  --max-input-bytes N  refuse an input longer than N bytes (K, M, G; default 256M; 0: none)\n"
+    "  --judge-states N   judging budget: search states beyond one per response group (default\n"
+    "                     1000000; 0: no limit)\n"
+    "  --judge-seconds S  judging budget: CPU seconds of that search (default 10; 0: no limit)\n"
     "\n"
-    "exit status: 0 no Required rule violated; 1 violations (listed on stdout); 2 bad input.\n";
+    "Deciding whether a response's messages are an allowed arrangement of the response groups\n"
+    "is NP-complete in general (conformance/checkers/DESIGN.md): when the search for one runs out\n"
+    "of its budget the verdict is UNDECIDED, neither a pass nor a failure.\n"
+    "\n"
+    "exit status: 0 no Required rule violated; 1 violations (listed on stdout); 2 bad input;\n"
+    "3 no verdict: the checkers ran out of memory; 4 undecided: no violation found, but judging\n"
+    "ran out of its budget before the messages were decided. The last line says which.\n";
 
-/* Prints the findings and the verdict line; the exit status. */
-static int print_findings(const ts_findings *findings, bool ok) {
+/* Prints the findings and the verdict line (it names the exit status's meaning); the exit
+ * status. A violation found is a failure even when the judging budget ran out (undecided). */
+static int print_findings(const ts_findings *findings, ts_check_status status, const ts_judge_budget *budget) {
+    if (status == TS_CHECK_OUT_OF_MEMORY || findings->out_of_memory) {
+        fprintf(stderr, "turnstile check: out of memory while checking: no verdict (exit 3)\n");
+        printf("NO VERDICT: the checkers ran out of memory\n");
+        return TS_EXIT_HARNESS;
+    }
     size_t required = 0;
     for (size_t i = 0; i < findings->count; i++) {
         const ts_rule_info *info = ts_rule_find(findings->items[i].rule);
@@ -38,9 +53,18 @@ static int print_findings(const ts_findings *findings, bool ok) {
         printf("[%s%s] %s\n", findings->items[i].rule, is_required ? "" : ", recommended", findings->items[i].message);
     }
     if (findings->suppressed) printf("(%zu more findings)\n", findings->suppressed);
-    printf("%s: %zu violation%s of Required rules, %zu of Recommended ones\n", required ? "FAIL" : "PASS", required,
-           required == 1 ? "" : "s", findings->count - required);
-    return !ok ? TS_EXIT_FAILURE : required ? TS_EXIT_FAILURE : TS_EXIT_OK;
+    bool undecided = status == TS_CHECK_UNDECIDED;
+    if (undecided) {
+        char why[300];
+        ts_judge_budget_describe(budget, why, sizeof why);
+        printf("%s\n", why);
+    }
+    const char *verdict = required ? "FAIL" : undecided ? "UNDECIDED" : "PASS";
+    printf("%s: %zu violation%s of Required rules, %zu of Recommended ones%s\n", verdict, required,
+           required == 1 ? "" : "s", findings->count - required,
+           undecided ? "; the messages' arrangement not decided" : "");
+    if (fflush(stdout) != 0) return TS_EXIT_FAILURE;
+    return required ? TS_EXIT_FAILURE : undecided ? TS_EXIT_UNDECIDED : TS_EXIT_OK;
 }
 
 /* --history: a resume case's recorded history, judged again. */
@@ -81,7 +105,7 @@ static int check_history(const char *scenario_path, const char *history_path, co
             ts_findings findings;
             ts_findings_init(&findings);
             bool ok = ts_check_resume(&scenario, h, rule, &findings);
-            status = print_findings(&findings, ok);
+            status = print_findings(&findings, ok ? TS_CHECK_DECIDED : TS_CHECK_OUT_OF_MEMORY, NULL);
             ts_findings_free(&findings);
         }
     }
@@ -96,6 +120,7 @@ int ts_cli_check(int argc, char **argv) {
     const char *scenario_path = NULL, *history_path = NULL, *case_id = NULL, *rule = "U2";
     bool host = false;
     size_t max_input = TS_CLI_MAX_INPUT_DEFAULT;
+    ts_judge_budget budget = {0, 0};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(check_usage, stdout);
@@ -110,6 +135,10 @@ int ts_cli_check(int argc, char **argv) {
             response_id = argv[++i];
         } else if (!strcmp(argv[i], "--max-input-bytes") && i + 1 < argc) {
             if (!ts_cli_parse_max_input("check", argv[++i], &max_input)) return TS_EXIT_USAGE;
+        } else if (!strcmp(argv[i], "--judge-states") && i + 1 < argc) {
+            if (!ts_cli_parse_judge_states("check", argv[++i], &budget)) return TS_EXIT_USAGE;
+        } else if (!strcmp(argv[i], "--judge-seconds") && i + 1 < argc) {
+            if (!ts_cli_parse_judge_seconds("check", argv[++i], &budget)) return TS_EXIT_USAGE;
         } else if (!strcmp(argv[i], "--scenario") && i + 1 < argc) {
             scenario_path = argv[++i];
         } else if (!strcmp(argv[i], "--history") && i + 1 < argc) {
@@ -164,10 +193,11 @@ int ts_cli_check(int argc, char **argv) {
     } else {
         ts_findings findings;
         ts_findings_init(&findings);
-        bool ok = host ? ts_check_host(stream.updates, stream.count, ts_json_get(&answer, "stream"),
-                                       ts_json_get(&answer, "response"), false, &findings)
-                       : ts_check_merge(stream.updates, stream.count, ts_str_from(response_id), &answer, &findings);
-        status = print_findings(&findings, ok);
+        ts_check_status checked =
+            host ? ts_check_host(stream.updates, stream.count, ts_json_get(&answer, "stream"), ts_json_get(&answer, "response"),
+                                 false, &budget, &findings)
+                 : ts_check_merge(stream.updates, stream.count, ts_str_from(response_id), &answer, &budget, &findings);
+        status = print_findings(&findings, checked, &budget);
         ts_findings_free(&findings);
     }
     ts_arena_free(&arena);
