@@ -150,7 +150,9 @@ bool ts_gate_apply(const ts_expected_failures *e, ts_certification *c, FILE *out
         if (!fully_judged(entry, c->options)) continue;
         for (size_t i = 0; i < c->count; i++) {
             const ts_case_result *r = &c->results[i];
-            if (r->apart || r->verdict == TS_VERDICT_SKIPPED || fnmatch(entry->case_pattern, r->c->id, 0) != 0) continue;
+            if (r->apart || r->verdict == TS_VERDICT_SKIPPED || r->verdict == TS_VERDICT_UNDECIDED ||
+                fnmatch(entry->case_pattern, r->c->id, 0) != 0)
+                continue;
             const char *keys[MAX_KEYS];
             size_t n = ts_gate_failing_keys(r, keys, MAX_KEYS);
             bool fails = false;
