@@ -66,6 +66,19 @@ done
 # An instance that ran for minutes and gigabytes ends within its budget: undecided.
 verdict hard_instance_bounded 4 "UNDECIDED:" hard --judge-states 200000
 
+# turnstile gen's tagged shapes reveal their groups: the reference's answer to each is decided
+# on the straight path, with no state to spare.
+for shape in lookalike-tagged partition-tagged; do
+    name="gen_${shape}_straight"
+    bad=0
+    for seed in 1 2 3 4 5 6 7 8; do
+        "$TURNSTILE" gen --shape "$shape" --seed $seed >"$TMP/g.jsonl" && "$TURNSTILE" merge "$TMP/g.jsonl" >"$TMP/g.json" \
+            && "$TURNSTILE" check --stream "$TMP/g.jsonl" --response "$TMP/g.json" --judge-states 1 >"$TMP/out" 2>&1 \
+            || { bad=1; fail "seed $seed: $(tail -2 "$TMP/out")"; }
+    done
+    [ $bad -eq 0 ] && passed=$((passed + 1))
+done
+
 expect_usage() {
     name=$1
     shift
