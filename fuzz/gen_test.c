@@ -76,7 +76,7 @@ static size_t states_beyond_straight(ts_gen_shape shape, uint64_t index, size_t 
     CHECK(ts_oracle_merge_json(&arena, stream.updates, stream.count, NULL, &answer, &err));
     /* the groups in reverse order (G1): not the order they arrived in */
     ts_json *messages = (ts_json *)ts_json_get(&answer, "messages");
-    CHECK(ts_expect_merge(&arena, stream.updates, stream.count, (ts_str){NULL, 0}, &e) && ts_order_words(&arena, &e, &words));
+    CHECK(ts_expect_merge(&arena, stream.updates, stream.count, (ts_str){NULL, 0}, NULL, &e) && ts_order_words(&arena, &e, &words));
     ts_json *reversed = ts_arena_alloc(&arena, (messages->u.a.count + 1) * sizeof *reversed);
     size_t at = 0, placed = 0;
     for (size_t g = words.group_count; g-- > 0;) {

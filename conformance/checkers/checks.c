@@ -8,6 +8,7 @@
 #include "conformance/checkers/checks.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "conformance/checkers/contents.h"
@@ -99,30 +100,77 @@ static bool check_shape(const ts_json *answer, ts_findings *f) {
     return ok;
 }
 
-static ts_check_status check_merge_in(ts_arena *arena, const ts_update *updates, size_t count, ts_str host_id,
-                                      const ts_json *answer, const ts_judge_budget *budget, ts_findings *f) {
-    if (!check_shape(answer, f)) return TS_CHECK_DECIDED;
-    ts_expectation e;
+/* Everything after the expectation: the response's fields, the decision on the messages and
+ * the findings that explain a rejection, C1's conservation. */
+static ts_check_status judge_answer(ts_arena *arena, ts_str host_id, const ts_expectation *e, const ts_json *answer,
+                                    const ts_judge_budget *budget, ts_findings *f) {
     ts_group_words words;
     ts_decision decision;
     const ts_json *messages = ts_json_get(answer, "messages");
-    if (!ts_expect_merge(arena, updates, count, host_id, &e) || !ts_order_words(arena, &e, &words) ||
-        !ts_check_response_fields(updates, count, host_id, &e, answer, f) ||
-        !ts_match_decide(arena, &e, &words, messages, budget, &decision))
+    if (!ts_order_words(arena, e, &words) || !ts_check_response_fields(host_id, e, answer, f) ||
+        !ts_match_decide(arena, e, &words, messages, budget, &decision))
         return TS_CHECK_OUT_OF_MEMORY;
     /* Undecided: no reading of the messages is known to be the right one, so none is reported
      * against (every finding would risk being a false alarm); the other rules still are. */
-    if (!decision.valid && !decision.undecided && !ts_match_diagnose(arena, &e, &words, messages, &decision, f))
+    if (!decision.valid && !decision.undecided && !ts_match_diagnose(arena, e, &words, messages, &decision, f))
         return TS_CHECK_OUT_OF_MEMORY;
-    if (!ts_check_conservation(&e, messages, f)) return TS_CHECK_OUT_OF_MEMORY;
+    if (!ts_check_conservation(e, messages, f)) return TS_CHECK_OUT_OF_MEMORY;
     return decision.undecided ? TS_CHECK_UNDECIDED : TS_CHECK_DECIDED;
+}
+
+struct ts_merge_check {
+    ts_arena arena;
+    ts_expect_builder *builder;
+    ts_str host_id;
+    const ts_json *answer;
+};
+
+ts_merge_check *ts_check_merge_begin(ts_str host_response_id, const ts_json *answer) {
+    ts_merge_check *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    ts_arena_init(&c->arena);
+    c->host_id = host_response_id;
+    c->answer = answer;
+    ts_expect_probe probe = ts_check_response_probe(answer);
+    c->builder = ts_expect_begin(&c->arena, host_response_id, &probe);
+    if (!c->builder) {
+        ts_check_merge_abandon(c);
+        return NULL;
+    }
+    return c;
+}
+
+bool ts_check_merge_add(ts_merge_check *c, const ts_update *update) { return ts_expect_add(c->builder, update); }
+
+void ts_check_merge_abandon(ts_merge_check *c) {
+    if (!c) return;
+    ts_expect_abandon(c->builder);
+    ts_arena_free(&c->arena);
+    free(c);
+}
+
+ts_check_status ts_check_merge_finish(ts_merge_check *c, const ts_judge_budget *budget, ts_findings *findings) {
+    ts_expectation e;
+    ts_check_status status = TS_CHECK_DECIDED;
+    bool shaped = check_shape(c->answer, findings);
+    ts_expect_builder *builder = c->builder;
+    c->builder = NULL;
+    if (!ts_expect_finish(builder, &e)) status = TS_CHECK_OUT_OF_MEMORY;
+    else if (shaped) status = judge_answer(&c->arena, c->host_id, &e, c->answer, budget, findings);
+    ts_check_merge_abandon(c);
+    return findings->out_of_memory ? TS_CHECK_OUT_OF_MEMORY : status; /* a lost finding: no verdict */
 }
 
 ts_check_status ts_check_merge(const ts_update *updates, size_t count, ts_str host_response_id, const ts_json *answer,
                                const ts_judge_budget *budget, ts_findings *findings) {
+    if (!check_shape(answer, findings)) return findings->out_of_memory ? TS_CHECK_OUT_OF_MEMORY : TS_CHECK_DECIDED;
     ts_arena arena;
     ts_arena_init(&arena);
-    ts_check_status status = check_merge_in(&arena, updates, count, host_response_id, answer, budget, findings);
+    ts_expectation e;
+    ts_expect_probe probe = ts_check_response_probe(answer);
+    ts_check_status status = ts_expect_merge(&arena, updates, count, host_response_id, &probe, &e)
+                                 ? judge_answer(&arena, host_response_id, &e, answer, budget, findings)
+                                 : TS_CHECK_OUT_OF_MEMORY;
     ts_arena_free(&arena);
     return findings->out_of_memory ? TS_CHECK_OUT_OF_MEMORY : status; /* a lost finding: no verdict */
 }

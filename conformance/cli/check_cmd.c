@@ -7,6 +7,7 @@
 #include "conformance/cli/cli.h"
 #include "core/json/codec.h"
 #include "core/merge/model.h"
+#include "core/merge/reader.h"
 
 static const char check_usage[] =
     "usage: turnstile check --stream S.jsonl --response R.json [--response-id ID]\n"
@@ -115,6 +116,85 @@ static int check_history(const char *scenario_path, const char *history_path, co
     return status;
 }
 
+/* Folds the updates of path ("-": stdin), read in windows, into check. TS_EXIT_OK, or prints the
+ * error as reading the file whole would name it (line, column and field; an input over the bound;
+ * an empty stream) and returns the exit status. */
+static int feed_stream(const char *path, size_t max_input, ts_merge_check *check) {
+    const char *name = path ? path : "-";
+    FILE *file = ts_cli_open_input(path);
+    if (!file) return TS_EXIT_USAGE;
+    ts_update_reader *reader = ts_update_reader_open_file(file, max_input);
+    ts_error err;
+    ts_error_clear(&err);
+    ts_update update;
+    size_t count = 0;
+    int got = reader ? 0 : -1, status = TS_EXIT_OK;
+    bool fed = true;
+    while (reader && fed && (got = ts_update_reader_next(reader, NULL, &update, &err)) == 1) {
+        count++;
+        fed = ts_check_merge_add(check, &update);
+    }
+    bool over_bound = got < 0 && reader && max_input && err.line == 0 && ts_update_reader_bytes_read(reader) > max_input;
+    ts_update_reader_close(reader);
+    if (file != stdin) fclose(file);
+    char message[700];
+    if (!reader || !fed || (got < 0 && strstr(err.message, "out of memory"))) {
+        fprintf(stderr, "turnstile check: %s: out of memory\n", name);
+        status = TS_EXIT_FAILURE;
+    } else if (over_bound) {
+        fprintf(stderr, "turnstile: %s: longer than %zu bytes, the input limit (--max-input-bytes)\n", name, max_input);
+        status = TS_EXIT_USAGE;
+    } else if (got < 0 || count == 0) {
+        if (count == 0 && got == 0) {
+            ts_error_clear(&err);
+            ts_error_set(&err, "the stream holds no update (an empty input, or only empty arrays)");
+        }
+        ts_error_format(&err, name, message, sizeof message);
+        fprintf(stderr, "turnstile check: %s\n", message);
+        status = TS_EXIT_USAGE;
+    }
+    return status;
+}
+
+/* --host: the agent's emissions and the host's answer {stream, response}, both held whole. */
+static int check_host(const char *stream_path, const char *response_path, size_t max_input, const ts_judge_budget *budget) {
+    char *stream_text = NULL, *response_text = NULL;
+    size_t stream_len, response_len;
+    if (ts_cli_read_input(stream_path, max_input, &stream_text, &stream_len) ||
+        ts_cli_read_input(response_path, max_input, &response_text, &response_len)) {
+        free(stream_text);
+        return TS_EXIT_USAGE;
+    }
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_error err;
+    ts_error_clear(&err);
+    ts_stream stream;
+    ts_json answer;
+    int status = TS_EXIT_OK;
+    char message[700];
+    if (!ts_stream_read(&arena, stream_text, stream_len, &stream, &err)) {
+        ts_error_format(&err, stream_path, message, sizeof message);
+        fprintf(stderr, "turnstile check: %s\n", message);
+        status = TS_EXIT_USAGE;
+    } else if (!ts_codec_parse(&arena, response_text, response_len, &answer, &err)) {
+        ts_error_format(&err, response_path, message, sizeof message);
+        fprintf(stderr, "turnstile check: %s\n", message);
+        status = TS_EXIT_USAGE;
+    } else {
+        ts_findings findings;
+        ts_findings_init(&findings);
+        ts_check_status checked = ts_check_host(stream.updates, stream.count, ts_json_get(&answer, "stream"),
+                                                ts_json_get(&answer, "response"), false, budget, &findings);
+        status = print_findings(&findings, checked, budget);
+        ts_findings_free(&findings);
+    }
+    ts_arena_free(&arena);
+    free(stream_text);
+    free(response_text);
+    return status;
+}
+
 int ts_cli_check(int argc, char **argv) {
     const char *stream_path = NULL, *response_path = NULL, *response_id = NULL;
     const char *scenario_path = NULL, *history_path = NULL, *case_id = NULL, *rule = "U2";
@@ -167,41 +247,39 @@ int ts_cli_check(int argc, char **argv) {
         fprintf(stderr, "turnstile check: --stream and --response are both required\n");
         return TS_EXIT_USAGE;
     }
-    char *stream_text = NULL, *response_text = NULL;
-    size_t stream_len, response_len;
-    if (ts_cli_read_input(stream_path, max_input, &stream_text, &stream_len) ||
-        ts_cli_read_input(response_path, max_input, &response_text, &response_len)) {
-        free(stream_text);
-        return TS_EXIT_USAGE;
-    }
+    if (host) return check_host(stream_path, response_path, max_input, &budget);
+    /* The response first (its values are what the stream is searched for: I1, R3, R4), then
+     * the stream, read in windows and folded into the check: it is never held whole. */
+    char *response_text = NULL;
+    size_t response_len;
+    if (ts_cli_read_input(response_path, max_input, &response_text, &response_len)) return TS_EXIT_USAGE;
     ts_arena arena;
     ts_arena_init(&arena);
     ts_error err;
     ts_error_clear(&err);
-    ts_stream stream;
     ts_json answer;
     int status = TS_EXIT_OK;
     char message[700];
-    if (!ts_stream_read(&arena, stream_text, stream_len, &stream, &err)) {
-        ts_error_format(&err, stream_path, message, sizeof message);
-        fprintf(stderr, "turnstile check: %s\n", message);
-        status = TS_EXIT_USAGE;
-    } else if (!ts_codec_parse(&arena, response_text, response_len, &answer, &err)) {
+    bool parsed = ts_codec_parse(&arena, response_text, response_len, &answer, &err);
+    free(response_text); /* the parsed answer holds copies of its strings */
+    if (!parsed) {
         ts_error_format(&err, response_path, message, sizeof message);
         fprintf(stderr, "turnstile check: %s\n", message);
         status = TS_EXIT_USAGE;
     } else {
-        ts_findings findings;
-        ts_findings_init(&findings);
-        ts_check_status checked =
-            host ? ts_check_host(stream.updates, stream.count, ts_json_get(&answer, "stream"), ts_json_get(&answer, "response"),
-                                 false, &budget, &findings)
-                 : ts_check_merge(stream.updates, stream.count, ts_str_from(response_id), &answer, &budget, &findings);
-        status = print_findings(&findings, checked, &budget);
-        ts_findings_free(&findings);
+        ts_merge_check *check = ts_check_merge_begin(ts_str_from(response_id), &answer);
+        status = check ? feed_stream(stream_path, max_input, check) : TS_EXIT_FAILURE;
+        if (!check) fprintf(stderr, "turnstile check: out of memory\n");
+        if (status == TS_EXIT_OK) {
+            ts_findings findings;
+            ts_findings_init(&findings);
+            ts_check_status checked = ts_check_merge_finish(check, &budget, &findings);
+            status = print_findings(&findings, checked, &budget);
+            ts_findings_free(&findings);
+        } else {
+            ts_check_merge_abandon(check);
+        }
     }
     ts_arena_free(&arena);
-    free(stream_text);
-    free(response_text);
     return status;
 }
