@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conformance/checkers/contents.h"
 #include "core/json/strmap.h"
 
 /* ------------------------------------------------------------------- formation (M1-M4) --- */
@@ -23,6 +24,8 @@ struct ts_expect_fields {
     ts_json_builder extras, additional;
 };
 
+enum { RECENT = 4 };
+
 struct ts_expect_builder {
     ts_arena *arena;
     bool copy;                 /* the updates go after each call: copy what is kept */
@@ -31,11 +34,18 @@ struct ts_expect_builder {
     ts_expected_message *msgs;
     size_t n_msgs, msg_cap;
     long *group_last;          /* per group: its last message */
+    ts_str *group_key;         /* per group: its responseId as kept (absent: not named yet) */
     size_t n_groups, group_cap;
     ts_str primary;            /* the host's id, else the first non-empty responseId once seen */
     size_t provisional;        /* the group dangling updates opened before any id (SIZE_MAX: none) */
     ts_strmap ids;             /* groups: responseId -> group (tag 0); (group + 1, messageId) -> message */
     size_t index;              /* updates added */
+    /* The last lookups, which the next update most often repeats (a message's deltas, a few
+     * agents taking turns): the maps are only asked when these differ. */
+    ts_str recent_id[RECENT];
+    size_t recent_group[RECENT], recent_next;
+    ts_str last_message_id;
+    size_t last_message_group, last_message;
 };
 
 /* A copy of s in the arena when the updates go after each call, else s itself. */
@@ -99,15 +109,49 @@ static bool conflicts(const ts_expected_message *m, const ts_update *u) {
     return role_differs || author_differs || agent_differs;
 }
 
-static bool push_raw(ts_arena *arena, ts_expected_message *m, const ts_json *c) {
+static bool carries_nothing(const ts_json *v) {
+    return v->kind == TS_JSON_NULL || ((v->kind == TS_JSON_ARRAY || v->kind == TS_JSON_OBJECT) && v->u.a.count == 0);
+}
+
+/* Only $type, text (and for reasoning protectedData) carry something. */
+static bool only_text(const ts_json *c, bool reasoning) {
+    for (size_t i = 0; i < c->u.o.count; i++) {
+        ts_key_id k = ts_json_key_id(c->u.o.members[i].key);
+        if (k == TS_KEY_TYPE || k == TS_KEY_TEXT) continue;
+        if (reasoning && k == TS_KEY_PROTECTED_DATA) continue;
+        if (!carries_nothing(&c->u.o.members[i].value)) return false;
+    }
+    return true;
+}
+
+static bool has_member(const ts_json *c, const char *key) {
+    const ts_json *v = ts_json_get(c, key);
+    return v && !carries_nothing(v);
+}
+
+/* What coalescing (C2) and conservation (C1) read of a content, found while it is at hand. */
+enum { RAW_TEXT = 1, RAW_REASONING = 2, RAW_ONLY_TEXT = 4, RAW_MAY_START = 8, RAW_PROTECTED = 16 };
+
+static unsigned char raw_flags_of(const ts_json *c, ts_content_kind kind) {
+    if (kind != TS_CONTENT_TEXT && kind != TS_CONTENT_REASONING) return 0;
+    bool reasoning = kind == TS_CONTENT_REASONING, annotated = has_member(c, "annotations");
+    bool protected_data = reasoning && has_member(c, "protectedData");
+    return (unsigned char)((reasoning ? RAW_REASONING : RAW_TEXT) | (only_text(c, reasoning) ? RAW_ONLY_TEXT : 0) |
+                           (!annotated && !protected_data ? RAW_MAY_START : 0) | (protected_data ? RAW_PROTECTED : 0));
+}
+
+static bool push_raw(ts_arena *arena, ts_expected_message *m, const ts_json *c, unsigned char flags) {
     if (!c) return false;
     if (m->raw_count == m->raw_cap) {
-        size_t cap = m->raw_cap ? m->raw_cap * 2 : 4;
+        size_t cap = m->raw_cap ? m->raw_cap * 2 : 2;
         const ts_json **grown = ts_arena_grow(arena, (void *)m->raw, m->raw_cap * sizeof *grown, cap * sizeof *grown);
-        if (!grown) return false;
-        m->raw = grown;
+        unsigned char *flags = ts_arena_grow(arena, m->raw_flags, m->raw_cap, cap);
+        if (grown) m->raw = grown;
+        if (flags) m->raw_flags = flags;
+        if (!grown || !flags) return false;
         m->raw_cap = cap;
     }
+    m->raw_flags[m->raw_count] = flags;
     m->raw[m->raw_count++] = c;
     return true;
 }
@@ -131,6 +175,17 @@ static bool set_members(ts_expect_builder *b, ts_expected_message *m, const ts_j
     return !into->failed;
 }
 
+/* R2: a usage content summed into the response (its details copied when the update goes). */
+static bool add_usage(ts_expect_builder *b, const ts_json *content) {
+    const ts_json *details = ts_json_get(content, "details");
+    if (details && !(details = keep_json(b, details))) return false; /* the sum keeps its keys and values */
+    ts_error ignored;
+    if (ts_usage_add(&b->out.usage, details, &ignored)) return true;
+    if (strstr(ignored.message, "out of memory")) return false;
+    b->out.usage_overflows = true;
+    return true;
+}
+
 static bool absorb(ts_expect_builder *b, ts_expected_message *m, const ts_update *u) {
     if (!m->role.ptr && u->role.ptr && !keep_str(b, u->role, &m->role)) return false;
     if (!named(m->author_name) && named(u->author_name) && !keep_str(b, u->author_name, &m->author_name)) return false;
@@ -139,10 +194,17 @@ static bool absorb(ts_expect_builder *b, ts_expected_message *m, const ts_update
         m->has_created_at = true;
         m->created_at = u->created_at_instant;
     }
-    for (size_t i = 0; i < u->contents->u.a.count; i++) {
+    for (size_t i = 0; i < u->contents->u.a.count; i++) { /* each content looked at once, here */
         const ts_json *c = &u->contents->u.a.items[i];
-        if (ts_str_eq_cstr(ts_content_type(c), "usage")) continue;
-        if (!push_raw(b->arena, m, keep_json(b, c))) return false;
+        ts_content_kind kind = ts_content_kind_of(c);
+        if (kind == TS_CONTENT_USAGE) {
+            if (!add_usage(b, c)) return false;
+            continue;
+        }
+        unsigned char flags = raw_flags_of(c, kind);
+        if (flags & RAW_TEXT) b->out.text_bytes += ts_content_text(c).len;
+        if (flags & RAW_REASONING) b->out.reasoning_bytes += ts_content_text(c).len;
+        if (!push_raw(b->arena, m, keep_json(b, c), flags)) return false;
     }
     if (u->additional_properties && u->additional_properties->u.o.count > 0) { /* {} is none (M6) */
         m->has_additional = true;
@@ -153,44 +215,30 @@ static bool absorb(ts_expect_builder *b, ts_expected_message *m, const ts_update
 
 /* ------------------------------------------------------------------------ coalescing (C2) --- */
 
-static bool carries_nothing(const ts_json *v) {
-    return v->kind == TS_JSON_NULL || ((v->kind == TS_JSON_ARRAY || v->kind == TS_JSON_OBJECT) && v->u.a.count == 0);
-}
-
-/* Only $type, text (and for reasoning protectedData) carry something. */
-static bool only_text(const ts_json *c, bool reasoning) {
-    for (size_t i = 0; i < c->u.o.count; i++) {
-        ts_str k = c->u.o.members[i].key;
-        if (ts_str_eq_cstr(k, "$type") || ts_str_eq_cstr(k, "text")) continue;
-        if (reasoning && ts_str_eq_cstr(k, "protectedData")) continue;
-        if (!carries_nothing(&c->u.o.members[i].value)) return false;
-    }
-    return true;
-}
-
-static bool has_member(const ts_json *c, const char *key) {
-    const ts_json *v = ts_json_get(c, key);
-    return v && !carries_nothing(v);
-}
-
-static ts_str text_of(const ts_json *c) { return ts_json_string(ts_json_get(c, "text")); }
+static ts_str text_of(const ts_json *c) { return ts_content_text(c); }
 
 /* Concatenates texts of items[0..n) into a copy of items[0] (protectedData from the last item
- * that has one, when `take_protected`). */
+ * that has one, when `take_protected`). Each item is looked at once: its text is noted on the
+ * way to the total length (in scratch: on the stack for the usual run), then copied. */
 static bool joined(ts_arena *arena, const ts_json *const *items, size_t n, bool take_protected, ts_json *out) {
+    ts_str on_stack[64], *texts = n <= 64 ? on_stack : malloc(n * sizeof *texts);
+    if (!texts) return false;
     size_t len = 0;
-    for (size_t i = 0; i < n; i++) len += text_of(items[i]).len;
-    char *buf = ts_arena_alloc_bytes(arena, len + 1);
-    if (!buf) return false;
-    size_t at = 0;
     const ts_json *protected_data = NULL;
     for (size_t i = 0; i < n; i++) {
-        ts_str t = text_of(items[i]);
-        if (t.len) memcpy(buf + at, t.ptr, t.len);
-        at += t.len;
+        texts[i] = text_of(items[i]);
+        len += texts[i].len;
         if (take_protected && i > 0 && has_member(items[i], "protectedData"))
             protected_data = ts_json_get(items[i], "protectedData");
     }
+    char *buf = ts_arena_alloc_bytes(arena, len + 1);
+    size_t at = 0;
+    for (size_t i = 0; buf && i < n; i++) {
+        if (texts[i].len) memcpy(buf + at, texts[i].ptr, texts[i].len);
+        at += texts[i].len;
+    }
+    if (texts != on_stack) free(texts);
+    if (!buf) return false;
     buf[at] = '\0';
     ts_json_builder b;
     ts_json_builder_init(&b, arena);
@@ -208,23 +256,19 @@ static bool coalesce(ts_arena *arena, ts_expected_message *m) {
     m->content_count = 0;
     size_t i = 0;
     while (i < m->raw_count) {
-        const ts_json *first = m->raw[i];
-        ts_str type = ts_content_type(first);
-        bool is_text = ts_str_eq_cstr(type, "text"), is_reasoning = ts_str_eq_cstr(type, "reasoning");
+        unsigned char first = m->raw_flags[i], kind = first & (RAW_TEXT | RAW_REASONING);
         size_t end = i + 1;
-        bool may_start = (is_text && !has_member(first, "annotations")) ||
-                         (is_reasoning && !has_member(first, "annotations") && !has_member(first, "protectedData"));
-        if (may_start) {
-            while (end < m->raw_count && ts_str_eq(ts_content_type(m->raw[end]), type) &&
-                   only_text(m->raw[end], is_reasoning)) {
-                bool closes = is_reasoning && has_member(m->raw[end], "protectedData");
+        if (kind && (first & RAW_MAY_START)) {
+            while (end < m->raw_count && (m->raw_flags[end] & (RAW_TEXT | RAW_REASONING)) == kind &&
+                   (m->raw_flags[end] & RAW_ONLY_TEXT)) {
+                bool closes = m->raw_flags[end] & RAW_PROTECTED;
                 end++;
                 if (closes) break;
             }
         }
         if (end - i == 1) {
-            m->contents[m->content_count++] = *first;
-        } else if (!joined(arena, m->raw + i, end - i, is_reasoning, &m->contents[m->content_count++])) {
+            m->contents[m->content_count++] = *m->raw[i];
+        } else if (!joined(arena, m->raw + i, end - i, kind == RAW_REASONING, &m->contents[m->content_count++])) {
             return false;
         }
         i = end;
@@ -250,7 +294,8 @@ ts_expect_builder *ts_expect_begin(ts_arena *arena, ts_str host_id, const ts_exp
     b->msg_cap = b->group_cap = 64;
     b->msgs = ts_arena_alloc(arena, b->msg_cap * sizeof *b->msgs);
     b->group_last = ts_arena_alloc(arena, b->group_cap * sizeof *b->group_last);
-    if (!b->msgs || !b->group_last) {
+    b->group_key = ts_arena_alloc(arena, b->group_cap * sizeof *b->group_key);
+    if (!b->msgs || !b->group_last || !b->group_key) {
         ts_expect_abandon(b);
         return NULL;
     }
@@ -277,18 +322,7 @@ static bool note_facts(ts_expect_builder *b, const ts_update *u) {
     out->probe_agent_id_seen |= b->probe.agent_id.ptr && ts_str_eq(u->agent_id, b->probe.agent_id);
     out->probe_created_at_seen |= b->probe.has_created_at && u->has_created_at &&
                                   ts_instant_compare(u->created_at_instant, b->probe.created_at) == 0;
-    for (size_t c = 0; c < u->contents->u.a.count; c++) {
-        const ts_json *content = &u->contents->u.a.items[c];
-        if (!ts_str_eq_cstr(ts_content_type(content), "usage")) continue;
-        const ts_json *details = ts_json_get(content, "details");
-        if (details && !(details = keep_json(b, details))) return false; /* the sum keeps its keys and values */
-        ts_error ignored;
-        if (!ts_usage_add(&out->usage, details, &ignored)) {
-            if (strstr(ignored.message, "out of memory")) return false;
-            out->usage_overflows = true;
-        }
-    }
-    return true;
+    return true; /* usage is summed where the contents are looked at (absorb) */
 }
 
 /* M1: u's group (a new one numbered by its first arrival). */
@@ -296,28 +330,55 @@ static bool group_of(ts_expect_builder *b, const ts_update *u, size_t *g) {
     if (!b->primary.ptr && named(u->response_id)) { /* the first id: the primary one */
         if (!keep_str(b, u->response_id, &b->primary)) return false;
         b->out.primary_id = b->primary;
-        if (b->provisional != SIZE_MAX && !ts_strmap_put(&b->ids, 0, b->primary, b->provisional)) return false;
+        if (b->provisional != SIZE_MAX) {
+            if (!ts_strmap_put(&b->ids, 0, b->primary, b->provisional)) return false;
+            b->group_key[b->provisional] = b->primary;
+        }
     }
     ts_str id = named(u->response_id) ? u->response_id : b->primary;
+    for (int k = 0; id.ptr && k < RECENT; k++)
+        if (b->recent_id[k].ptr && ts_str_eq(id, b->recent_id[k])) return *g = b->recent_group[k], true;
     if (!id.ptr) { /* no id yet: the dangling updates' group, named later if ever */
         if (b->provisional == SIZE_MAX) {
             b->provisional = b->n_groups++;
             b->group_last[b->provisional] = -1;
+            b->group_key[b->provisional] = (ts_str){NULL, 0};
         }
         *g = b->provisional;
-    } else if (!ts_strmap_get(&b->ids, 0, id, g)) {
-        ts_str key;
-        if (!keep_str(b, id, &key)) return false;
-        *g = b->n_groups++;
-        b->group_last[*g] = -1;
-        if (!ts_strmap_put(&b->ids, 0, key, *g)) return false;
+    } else {
+        if (!ts_strmap_get(&b->ids, 0, id, g)) {
+            ts_str key;
+            if (!keep_str(b, id, &key)) return false;
+            *g = b->n_groups++;
+            b->group_last[*g] = -1;
+            b->group_key[*g] = key;
+            if (!ts_strmap_put(&b->ids, 0, key, *g)) return false;
+        }
+        b->recent_id[b->recent_next] = b->group_key[*g]; /* the kept copy: the update goes */
+        b->recent_group[b->recent_next] = *g;
+        b->recent_next = (b->recent_next + 1) % RECENT;
     }
     if (b->n_groups == b->group_cap) { /* room for the next group */
         long *grown = ts_arena_grow(b->arena, b->group_last, b->group_cap * sizeof *grown, 2 * b->group_cap * sizeof *grown);
-        if (!grown) return false;
-        b->group_last = grown;
+        ts_str *keys = ts_arena_grow(b->arena, b->group_key, b->group_cap * sizeof *keys, 2 * b->group_cap * sizeof *keys);
+        if (grown) b->group_last = grown;
+        if (keys) b->group_key = keys;
+        if (!grown || !keys) return false;
         b->group_cap *= 2;
     }
+    return true;
+}
+
+/* The latest message of group g with u's messageId (remembered for the next lookup), or false. */
+static bool keyed_message(ts_expect_builder *b, const ts_update *u, size_t g, size_t *keyed) {
+    /* The group's last message, when it has that id, is the latest with it: a newer one would
+     * have become the group's last when it opened, and every lookup since returned the newest. */
+    if (b->group_last[g] >= 0 && ts_str_eq(u->message_id, b->msgs[b->group_last[g]].message_id))
+        return *keyed = (size_t)b->group_last[g], true;
+    if (b->last_message_id.ptr && g == b->last_message_group && ts_str_eq(u->message_id, b->last_message_id))
+        return *keyed = b->last_message, true;
+    if (!ts_strmap_get(&b->ids, g + 1, u->message_id, keyed)) return false;
+    b->last_message_id = b->msgs[*keyed].message_id, b->last_message_group = g, b->last_message = *keyed;
     return true;
 }
 
@@ -325,7 +386,7 @@ static bool group_of(ts_expect_builder *b, const ts_update *u, size_t *g) {
 static bool message_of(ts_expect_builder *b, const ts_update *u, size_t g, size_t *target) {
     size_t keyed;
     if (named(u->message_id)) {
-        if (ts_strmap_get(&b->ids, g + 1, u->message_id, &keyed) && !conflicts(&b->msgs[keyed], u))
+        if (keyed_message(b, u, g, &keyed) && !conflicts(&b->msgs[keyed], u))
             return *target = keyed, true; /* the latest message with that id decides */
     } else if (b->group_last[g] >= 0 && !conflicts(&b->msgs[b->group_last[g]], u)) {
         return *target = (size_t)b->group_last[g], true;
@@ -340,9 +401,11 @@ static bool message_of(ts_expect_builder *b, const ts_update *u, size_t g, size_
     memset(m, 0, sizeof *m);
     m->group = g;
     m->first_arrival = b->index;
-    if (named(u->message_id) &&
-        (!keep_str(b, u->message_id, &m->message_id) || !ts_strmap_put(&b->ids, g + 1, m->message_id, b->n_msgs)))
-        return false;
+    if (named(u->message_id)) {
+        if (!keep_str(b, u->message_id, &m->message_id) || !ts_strmap_put(&b->ids, g + 1, m->message_id, b->n_msgs))
+            return false;
+        b->last_message_id = m->message_id, b->last_message_group = g, b->last_message = b->n_msgs;
+    }
     *target = b->n_msgs++;
     return true;
 }

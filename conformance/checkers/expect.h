@@ -40,6 +40,7 @@ typedef struct ts_expected_message {
     ts_str agent_id;         /* first non-empty */
     ts_instant created_at;   /* when has_created_at */
     const ts_json **raw;     /* non-usage contents in arrival order */
+    unsigned char *raw_flags; /* per raw content, what C2 and C1 read of it (expect.c; TS_RAW_TEXTUAL) */
     size_t raw_count, raw_cap;
     ts_json *contents;       /* after C2 coalescing */
     size_t content_count;
@@ -63,11 +64,15 @@ typedef struct ts_expectation {
     bool usage_overflows;          /* the sum overflows: an answer may only be an error */
     bool input_has_agent_id;       /* R3 */
     bool input_has_created_at;     /* R4 */
+    size_t text_bytes, reasoning_bytes; /* C1: the bytes of every text and reasoning content */
     /* The probes' answers (ts_expect_probe): whether some update carries that value. */
     bool probe_response_id_seen;   /* I1 */
     bool probe_agent_id_seen;      /* R3 */
     bool probe_created_at_seen;    /* R4: the same instant */
 } ts_expectation;
+
+/* raw_flags bits that say a content is a text or a reasoning (C1 counts its bytes, not it). */
+enum { TS_RAW_TEXTUAL = 1 | 2 };
 
 /* Values of an answer to look for in the input while it streams past (I1, R3, R4 accept any of
  * the turn's values): absent or has_created_at false when there is nothing to look for. */

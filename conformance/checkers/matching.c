@@ -85,6 +85,9 @@ typedef struct search {
     size_t best;                      /* the first node reaching the deepest position */
     enum policy policy;
     bool metered;                     /* the exhaustive search: work is counted against the budget */
+    bool revisits;                    /* a state has failed: positions may be met again, so fits are cached */
+    enum { UNKNOWN, PLAUSIBLE, REFUSED } plausible; /* some answer message fits no expected one: REFUSED */
+    const ts_signature *esig;
     ts_judge_meter meter;
     bool oom;
 } search;
@@ -278,7 +281,9 @@ static bool build_classes(search *s, ts_arena *arena, const ts_signature *esig, 
 static int verify(search *s, size_t c, size_t p) {
     uint64_t tag = (uint64_t)c * (s->m + 1) + p;
     size_t cached;
-    if (ts_strmap_get(&s->verified, tag, EMPTY, &cached)) return (int)cached;
+    /* Until a state fails, the search only moves forward and meets each (class, position) at
+     * most once: caching would cost a map entry per answer message for nothing. */
+    if (s->revisits && ts_strmap_get(&s->verified, tag, EMPTY, &cached)) return (int)cached;
     if (s->metered) ts_judge_meter_spend(&s->meter, false); /* the clock also covers verification */
     int bits = FITS | EXACT;
     for (size_t j = 0; j < s->cls[c].length && bits; j++) {
@@ -287,7 +292,7 @@ static int verify(search *s, size_t c, size_t p) {
         if (!ts_judge_message(NULL, m, got, NULL)) bits = 0;
         else if (!ts_signature_renders_exactly(m, got)) bits &= ~EXACT;
     }
-    if (!ts_strmap_put(&s->verified, tag, EMPTY, (size_t)bits)) s->oom = true;
+    if (s->revisits && !ts_strmap_put(&s->verified, tag, EMPTY, (size_t)bits)) s->oom = true;
     return bits;
 }
 
@@ -336,6 +341,7 @@ static bool failed_before(search *s, size_t x) {
 }
 
 static void remember_failed(search *s, size_t x) {
+    s->revisits = true;
     size_t head = NONE;
     ts_strmap_get(&s->failed, s->nodes[x].hash, EMPTY, &head);
     s->nodes[x].next_failed = head;
@@ -448,54 +454,6 @@ static size_t next_candidate(search *s, frame *fr) {
     return NONE;
 }
 
-/* ------------------------------------------------------------------------ the search --- */
-
-/* Depth-first search from the root under the current policy; returns the node where every
- * word is placed, or NONE. greedy: follow the first candidate only (no backtracking, nothing
- * remembered); the classes taken are given back before returning. Else the search is metered:
- * it stops (NONE, s->meter.exhausted) when the budget runs out. */
-static size_t run_search(search *s, bool greedy) {
-    s->metered = !greedy;
-    size_t root = new_node(s, NONE, NONE), found = NONE;
-    if (root == NONE || !open_frame(s, root)) return s->oom = true, NONE;
-    if (s->best == NONE) s->best = root;
-    if (!greedy) ts_judge_meter_spend(&s->meter, true);
-    while (s->nframes > 0 && !s->oom && !(s->metered && s->meter.exhausted)) {
-        frame *fr = &s->frames[s->nframes - 1];
-        size_t x = fr->node;
-        if (s->nodes[x].pos == s->m) { /* all words placed: the lengths sum to m */
-            found = x;
-            break;
-        }
-        size_t c = next_candidate(s, fr);
-        if (c != NONE) {
-            if (!greedy && !ts_judge_meter_spend(&s->meter, true)) break;
-            size_t child = new_node(s, x, c);
-            if (child == NONE) break;
-            take(s, c);
-            if (s->nodes[child].pos > s->nodes[s->best].pos) s->best = child;
-            if (!greedy && failed_before(s, child)) {
-                give_back(s, c);
-                continue;
-            }
-            if (!open_frame(s, child)) s->oom = true;
-            continue;
-        }
-        if (greedy) break;
-        remember_failed(s, x); /* every candidate failed: so does this state, however reached */
-        s->ncand = fr->c_begin;
-        s->nframes--;
-        if (s->nodes[x].cls != NONE) give_back(s, s->nodes[x].cls);
-    }
-    for (; s->nframes > 0; s->nframes--) { /* give back what the path holds (a dive, success, or a spent budget) */
-        size_t x = s->frames[s->nframes - 1].node;
-        if (s->nodes[x].cls != NONE) give_back(s, s->nodes[x].cls);
-    }
-    s->ncand = 0;
-    s->metered = false;
-    return found;
-}
-
 /* Some answer message fits no expected message at all: the answer is bad without a search.
  * Sound only in that direction (an undecided message counts as fitting). */
 static bool some_message_fits_nothing(search *s, const ts_signature *esig) {
@@ -540,6 +498,58 @@ static bool some_message_fits_nothing(search *s, const ts_signature *esig) {
     free(exact_next);
     free(coarse_next);
     return ok && bad;
+}
+
+/* ------------------------------------------------------------------------ the search --- */
+
+/* Depth-first search from the root under the current policy; returns the node where every
+ * word is placed, or NONE. greedy: follow the first candidate only (no backtracking, nothing
+ * remembered); the classes taken are given back before returning. Else the search is metered:
+ * it stops (NONE, s->meter.exhausted) when the budget runs out. */
+static size_t run_search(search *s, bool greedy) {
+    s->metered = !greedy;
+    size_t root = new_node(s, NONE, NONE), found = NONE;
+    if (root == NONE || !open_frame(s, root)) return s->oom = true, NONE;
+    if (s->best == NONE) s->best = root;
+    if (!greedy) ts_judge_meter_spend(&s->meter, true);
+    while (s->nframes > 0 && !s->oom && !(s->metered && s->meter.exhausted)) {
+        frame *fr = &s->frames[s->nframes - 1];
+        size_t x = fr->node;
+        if (s->nodes[x].pos == s->m) { /* all words placed: the lengths sum to m */
+            found = x;
+            break;
+        }
+        size_t c = next_candidate(s, fr);
+        if (c != NONE) {
+            if (!greedy && !ts_judge_meter_spend(&s->meter, true)) break;
+            size_t child = new_node(s, x, c);
+            if (child == NONE) break;
+            take(s, c);
+            if (s->nodes[child].pos > s->nodes[s->best].pos) s->best = child;
+            if (!greedy && failed_before(s, child)) {
+                give_back(s, c);
+                continue;
+            }
+            if (!open_frame(s, child)) s->oom = true;
+            continue;
+        }
+        if (greedy) break;
+        if (s->plausible == UNKNOWN) { /* the first failure: is the answer worth a search at all? */
+            s->plausible = some_message_fits_nothing(s, s->esig) ? REFUSED : PLAUSIBLE;
+            if (s->plausible == REFUSED) break;
+        }
+        remember_failed(s, x); /* every candidate failed: so does this state, however reached */
+        s->ncand = fr->c_begin;
+        s->nframes--;
+        if (s->nodes[x].cls != NONE) give_back(s, s->nodes[x].cls);
+    }
+    for (; s->nframes > 0; s->nframes--) { /* give back what the path holds (a dive, success, or a spent budget) */
+        size_t x = s->frames[s->nframes - 1].node;
+        if (s->nodes[x].cls != NONE) give_back(s, s->nodes[x].cls);
+    }
+    s->ncand = 0;
+    s->metered = false;
+    return found;
 }
 
 /* The pairs of the words placed on the path to node x, in answer order. */
@@ -609,29 +619,37 @@ bool ts_match_decide(ts_arena *arena, const ts_expectation *e, const ts_group_wo
             s.px[i + 1] = s.px[i] * BASE + s.asig[i].exact;
             s.power[i + 1] = s.power[i] * BASE;
         }
-        view = ts_view_new(messages, s.asig);
+        bool kept_fields = false; /* only then does the view need the answer's kept fields per signature */
+        for (size_t k = 0; k < e->message_count && !kept_fields; k++) kept_fields = e->messages[k].extras.count > 0;
+        view = ts_view_new(messages, s.asig, kept_fields);
     }
     ok = ok && view && build_classes(&s, arena, esig, view);
     if (ok) {
         /* The exhaustive search, canonical and metered, longest words first (fewer, larger
          * pieces: it finds tilings of look-alike words far sooner than shorter first; any
-         * order is exact). An answer already known bad (a count that differs, or a message
-         * that fits nothing) is not searched. For a rejected answer, greedy dives in the two
+         * order is exact). An answer known bad (a count that differs, or, asked when the first
+         * state fails, a message that fits nothing) is not searched further. For a rejected answer, greedy dives in the two
          * usual group orders (and, when nothing was searched, longest first) look for the
          * deepest split the diagnostics read against: the first node to reach the deepest
          * position, the dives' before the search's. */
-        bool plausible = s.m == visible && !some_message_fits_nothing(&s, esig);
+        s.esig = esig;
+        s.plausible = s.m == visible ? UNKNOWN : REFUSED;
         size_t done = NONE, searched = NONE;
         ts_judge_meter_start(&s.meter, budget, words->group_count + 1);
-        if (plausible) {
+        if (s.plausible != REFUSED) {
             s.policy = LONGEST;
             done = run_search(&s, false);
             searched = s.best;
             s.best = NONE;
         }
+        if (done == NONE && s.plausible == UNKNOWN && !s.oom) /* the budget ran out before any state failed */
+            s.plausible = some_message_fits_nothing(&s, esig) ? REFUSED : PLAUSIBLE;
+        bool plausible = done != NONE || s.plausible == PLAUSIBLE; /* a complete split fits every message */
+        if (!plausible) searched = NONE; /* a refused answer is read against the dives alone */
         out->undecided = plausible && done == NONE && s.meter.exhausted && !s.oom;
         out->states = (size_t)s.meter.spent;
         if (done == NONE && !out->undecided && !s.oom) {
+            s.revisits = true; /* three dives over the same positions */
             s.policy = FORWARD;
             run_search(&s, true);
             s.policy = REVERSE;

@@ -36,4 +36,15 @@ const ts_json *ts_message_additional_of(const ts_json *got);
 /* The member is a field of the message shape (role, contents, ...), not a kept extra. */
 bool ts_message_field(ts_str key);
 
+/* All of the above read in one pass over the answer message's members (what the matching room
+ * reads of every answer message, once or more): the same values the functions above give. */
+typedef struct ts_message_fields {
+    ts_str message_id, author_name, agent_id; /* absent when "" */
+    ts_str role, created_at;                  /* the strings, or absent */
+    const ts_json *contents;                  /* the array, or NULL */
+    const ts_json *additional;                /* a non-empty object, or NULL */
+    size_t kept;                              /* members that are no message field */
+} ts_message_fields;
+void ts_message_fields_of(const ts_json *got, ts_message_fields *out);
+
 #endif

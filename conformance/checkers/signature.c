@@ -59,24 +59,20 @@ ts_signature ts_signature_expected(const ts_expected_message *m) {
 }
 
 ts_signature ts_signature_answer(const ts_json *got) {
-    ts_str created = ts_json_string(ts_json_get(got, "createdAt"));
+    ts_message_fields fields;
+    ts_message_fields_of(got, &fields);
+    ts_str created = fields.created_at;
     ts_instant at;
     uint64_t created_hash = NO_CREATED_AT;
     if (created.ptr) created_hash = ts_instant_parse(created.ptr, created.len, &at, NULL) ? hash_instant(at) : BAD_CREATED_AT;
-    const ts_json *contents = ts_json_get(got, "contents"), *additional = ts_message_additional_of(got);
-    bool array = contents && contents->kind == TS_JSON_ARRAY;
-    uint64_t coarse = coarse_of(ts_message_id_of(got), hash_folded(ts_json_string(ts_json_get(got, "role"))),
-                                ts_message_author_of(got), created_hash,
-                                ts_hash_contents(array ? contents->u.a.items : NULL, array ? contents->u.a.count : 0),
+    const ts_json *contents = fields.contents, *additional = fields.additional;
+    uint64_t coarse = coarse_of(fields.message_id, hash_folded(fields.role), fields.author_name, created_hash,
+                                ts_hash_contents(contents ? contents->u.a.items : NULL, contents ? contents->u.a.count : 0),
                                 additional ? ts_hash_json(additional) : NO_ADDITIONAL);
     uint64_t sum = 0; /* the kept fields: the members that are no message field */
-    size_t n = 0;
-    for (size_t i = 0; i < got->u.o.count; i++) {
-        if (ts_message_field(got->u.o.members[i].key)) continue;
-        sum += ts_hash_member(&got->u.o.members[i]);
-        n++;
-    }
-    return (ts_signature){coarse, exact_of(coarse, ts_message_agent_of(got), ts_hash_object(sum, n))};
+    for (size_t i = 0; fields.kept && i < got->u.o.count; i++)
+        if (!ts_message_field(got->u.o.members[i].key)) sum += ts_hash_member(&got->u.o.members[i]);
+    return (ts_signature){coarse, exact_of(coarse, fields.agent_id, ts_hash_object(sum, fields.kept))};
 }
 
 /* The same members with equal values (keys are unique on both sides). */
@@ -167,18 +163,19 @@ static bool same_kept_fields(const ts_json *a, const ts_json *b) {
     return true;
 }
 
-ts_view *ts_view_new(const ts_json *messages, const ts_signature *sig) {
+ts_view *ts_view_new(const ts_json *messages, const ts_signature *sig, bool kept_fields) {
     ts_view *v = calloc(1, sizeof *v);
     if (!v) return NULL;
     ts_strmap_init(&v->agents);
     ts_strmap_init(&v->buckets);
     size_t m = messages->u.a.count;
-    v->info = malloc((m + 1) * sizeof *v->info);
+    v->info = malloc(((kept_fields ? m : 0) + 1) * sizeof *v->info);
     bool ok = v->info != NULL;
     for (size_t i = 0; i < m && ok; i++) {
         const ts_json *got = &messages->u.a.items[i];
         ts_str agent = ts_message_agent_of(got);
         if (agent.ptr) ok = ts_strmap_put(&v->agents, sig[i].coarse, agent, 1);
+        if (!kept_fields) continue; /* fields_seen is never asked: no message has kept fields */
         size_t at;
         if (!ts_strmap_get(&v->buckets, sig[i].coarse, ts_str_from(""), &at)) {
             v->info[v->count] = (bucket_info){got, true};
@@ -209,7 +206,8 @@ static ts_str seen_agent(const ts_view *v, uint64_t sig, const ts_expected_messa
     return agent.ptr && ts_strmap_get(&v->agents, sig, agent, &ignored) ? agent : (ts_str){NULL, 0};
 }
 
-/* m's kept fields matter to this answer: some answer message of its signature may lack one. */
+/* m's kept fields matter to this answer: some answer message of its signature may lack one.
+ * (The buckets are filled whenever some expected message has kept fields: ts_view_new.) */
 static bool fields_seen(const ts_view *v, uint64_t sig, const ts_expected_message *m) {
     size_t at;
     if (m->extras.count == 0 || !ts_strmap_get(&v->buckets, sig, ts_str_from(""), &at)) return false;

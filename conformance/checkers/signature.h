@@ -46,8 +46,10 @@ bool ts_signature_renders_exactly(const ts_expected_message *m, const ts_json *g
  * class. */
 typedef struct ts_view ts_view;
 
-/* The view of answer messages[0..count) (an array of objects); NULL when memory ran out. */
-ts_view *ts_view_new(const ts_json *messages, const ts_signature *answer_signatures);
+/* The view of answer messages[0..count) (an array of objects); NULL when memory ran out.
+ * kept_fields: some expected message has kept fields (else the answer's are never asked about,
+ * and are not indexed). */
+ts_view *ts_view_new(const ts_json *messages, const ts_signature *answer_signatures, bool kept_fields);
 void ts_view_free(ts_view *view); /* accepts NULL */
 
 /* a and b (visible expected messages with coarse signature sig) fit the same answer messages
