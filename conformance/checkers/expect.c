@@ -20,8 +20,18 @@
 
 static bool named(ts_str s) { return s.ptr != NULL && s.len > 0; }
 
+/* A run of two or more contents that coalesce (C2): raw[start ..] of its message, whose joined
+ * text is forming->text[offset, offset + length) (a NUL after it). */
+typedef struct run_text {
+    size_t start, offset, length;
+} run_text;
+
 struct ts_expect_fields {
     ts_json_builder extras, additional;
+    char *text;                /* the texts of the message's runs, joined as they come, NUL after each */
+    size_t text_len, text_cap;
+    run_text *runs;
+    size_t run_count, run_cap;
 };
 
 enum { RECENT = 4 };
@@ -130,7 +140,7 @@ static bool has_member(const ts_json *c, const char *key) {
 }
 
 /* What coalescing (C2) and conservation (C1) read of a content, found while it is at hand. */
-enum { RAW_TEXT = 1, RAW_REASONING = 2, RAW_ONLY_TEXT = 4, RAW_MAY_START = 8, RAW_PROTECTED = 16 };
+enum { RAW_TEXT = 1, RAW_REASONING = 2, RAW_ONLY_TEXT = 4, RAW_MAY_START = 8, RAW_PROTECTED = 16, RAW_JOINS = 32 };
 
 static unsigned char raw_flags_of(const ts_json *c, ts_content_kind kind) {
     if (kind != TS_CONTENT_TEXT && kind != TS_CONTENT_REASONING) return 0;
@@ -157,13 +167,69 @@ static bool push_raw(ts_arena *arena, ts_expected_message *m, const ts_json *c, 
 }
 
 /* X1/X2: every member of `from` set on the message's builder (the later update wins). */
-static bool set_members(ts_expect_builder *b, ts_expected_message *m, const ts_json *from, bool additional) {
-    if (!m->forming) {
-        m->forming = ts_arena_alloc(b->arena, sizeof *m->forming);
-        if (!m->forming) return false;
+/* The message's forming state, made when it first needs one. */
+static ts_expect_fields *forming_of(ts_expect_builder *b, ts_expected_message *m) {
+    if (!m->forming && (m->forming = ts_arena_alloc(b->arena, sizeof *m->forming))) {
+        memset(m->forming, 0, sizeof *m->forming);
         ts_json_builder_init(&m->forming->extras, b->arena);
         ts_json_builder_init(&m->forming->additional, b->arena);
     }
+    return m->forming;
+}
+
+/* Appends bytes to the message's joined texts. */
+static bool append_text(ts_expect_builder *b, ts_expect_fields *f, const char *bytes, size_t len) {
+    if (f->text_cap - f->text_len < len + 1) {
+        size_t cap = f->text_cap ? f->text_cap : 64;
+        while (cap - f->text_len < len + 1) cap *= 2;
+        char *grown = ts_arena_grow(b->arena, f->text, f->text_cap, cap);
+        if (!grown) return false;
+        f->text = grown;
+        f->text_cap = cap;
+    }
+    if (len) memcpy(f->text + f->text_len, bytes, len);
+    f->text_len += len;
+    return true;
+}
+
+/* C2 as the contents come: the text of each run of two or more contents is joined here, while
+ * they are at hand, instead of being looked up again when the message is finished. Mirrors
+ * coalesce(): a run starts at a text (or a reasoning) that may start one and goes on over
+ * contents of its kind that carry nothing but text; a reasoning with protectedData ends it. */
+static bool note_run(ts_expect_builder *b, ts_expected_message *m, const ts_json *c, unsigned char flags) {
+    unsigned char kind = flags & (RAW_TEXT | RAW_REASONING);
+    if (!(m->run_kind && kind == m->run_kind && (flags & RAW_ONLY_TEXT))) { /* c opens a run, or none */
+        m->run_kind = kind && (flags & RAW_MAY_START) ? kind : 0;
+        m->run_length = 1;
+        return true;
+    }
+    ts_expect_fields *f = forming_of(b, m);
+    if (!f) return false;
+    m->raw_flags[m->raw_count - 1] |= RAW_JOINS; /* c is coalesced into the content before it */
+    if (++m->run_length == 2) { /* a run of two: its record, and its first text */
+        if (f->run_count == f->run_cap) {
+            size_t cap = f->run_cap ? 2 * f->run_cap : 2;
+            run_text *grown = ts_arena_grow(b->arena, f->runs, f->run_cap * sizeof *grown, cap * sizeof *grown);
+            if (!grown) return false;
+            f->runs = grown;
+            f->run_cap = cap;
+        }
+        if (f->text_len && !append_text(b, f, "", 1)) return false; /* the NUL after the previous run */
+        f->runs[f->run_count++] = (run_text){m->raw_count - 2, f->text_len, 0};
+        ts_str first = ts_content_text(m->raw[m->raw_count - 2]);
+        if (!append_text(b, f, first.ptr, first.len)) return false;
+        f->runs[f->run_count - 1].length = first.len;
+    }
+    ts_str t = ts_content_text(c);
+    if (!append_text(b, f, t.ptr, t.len)) return false;
+    f->runs[f->run_count - 1].length += t.len;
+    f->text[f->text_len] = '\0';
+    if (flags & RAW_PROTECTED) m->run_kind = 0;
+    return true;
+}
+
+static bool set_members(ts_expect_builder *b, ts_expected_message *m, const ts_json *from, bool additional) {
+    if (!forming_of(b, m)) return false;
     ts_json_builder *into = additional ? &m->forming->additional : &m->forming->extras;
     for (size_t i = 0; i < from->u.o.count; i++) {
         const ts_member *x = &from->u.o.members[i];
@@ -204,7 +270,7 @@ static bool absorb(ts_expect_builder *b, ts_expected_message *m, const ts_update
         unsigned char flags = raw_flags_of(c, kind);
         if (flags & RAW_TEXT) b->out.text_bytes += ts_content_text(c).len;
         if (flags & RAW_REASONING) b->out.reasoning_bytes += ts_content_text(c).len;
-        if (!push_raw(b->arena, m, keep_json(b, c), flags)) return false;
+        if (!push_raw(b->arena, m, keep_json(b, c), flags) || !note_run(b, m, m->raw[m->raw_count - 1], flags)) return false;
     }
     if (u->additional_properties && u->additional_properties->u.o.count > 0) { /* {} is none (M6) */
         m->has_additional = true;
@@ -215,61 +281,41 @@ static bool absorb(ts_expect_builder *b, ts_expected_message *m, const ts_update
 
 /* ------------------------------------------------------------------------ coalescing (C2) --- */
 
-static ts_str text_of(const ts_json *c) { return ts_content_text(c); }
-
-/* Concatenates texts of items[0..n) into a copy of items[0] (protectedData from the last item
- * that has one, when `take_protected`). Each item is looked at once: its text is noted on the
- * way to the total length (in scratch: on the stack for the usual run), then copied. */
-static bool joined(ts_arena *arena, const ts_json *const *items, size_t n, bool take_protected, ts_json *out) {
-    ts_str on_stack[64], *texts = n <= 64 ? on_stack : malloc(n * sizeof *texts);
-    if (!texts) return false;
-    size_t len = 0;
-    const ts_json *protected_data = NULL;
-    for (size_t i = 0; i < n; i++) {
-        texts[i] = text_of(items[i]);
-        len += texts[i].len;
-        if (take_protected && i > 0 && has_member(items[i], "protectedData"))
-            protected_data = ts_json_get(items[i], "protectedData");
-    }
-    char *buf = ts_arena_alloc_bytes(arena, len + 1);
-    size_t at = 0;
-    for (size_t i = 0; buf && i < n; i++) {
-        if (texts[i].len) memcpy(buf + at, texts[i].ptr, texts[i].len);
-        at += texts[i].len;
-    }
-    if (texts != on_stack) free(texts);
-    if (!buf) return false;
-    buf[at] = '\0';
+/* The coalesced item of a run: a copy of its first item with the joined text, and the
+ * protectedData of its last item when a reasoning run ends with one. */
+static bool joined_item(ts_arena *arena, const ts_json *first, const ts_json *last, ts_str text, bool reasoning,
+                        ts_json *out) {
     ts_json_builder b;
     ts_json_builder_init(&b, arena);
-    const ts_json *first = items[0];
     for (size_t i = 0; i < first->u.o.count; i++)
         ts_json_builder_add_key(&b, first->u.o.members[i].key, first->u.o.members[i].value);
-    ts_json_builder_set(&b, ts_str_from("text"), ts_json_make_string((ts_str){buf, at}));
-    if (protected_data) ts_json_builder_set(&b, ts_str_from("protectedData"), *protected_data);
+    ts_json_builder_set(&b, ts_str_from("text"), ts_json_make_string(text));
+    if (reasoning && has_member(last, "protectedData"))
+        ts_json_builder_set(&b, ts_str_from("protectedData"), *ts_json_get(last, "protectedData"));
     return ts_json_builder_finish(&b, out);
 }
 
-static bool coalesce(ts_arena *arena, ts_expected_message *m) {
-    m->contents = ts_arena_alloc(arena, (m->raw_count ? m->raw_count : 1) * sizeof *m->contents);
+/* C2 over the message's contents: the runs are the ones note_run formed (RAW_JOINS), their
+ * texts joined as they came. */
+static bool coalesce(ts_arena *arena, ts_expected_message *m, const ts_expect_fields *f) {
+    size_t items = m->raw_count;
+    for (size_t i = 1; i < m->raw_count; i++) items -= (m->raw_flags[i] & RAW_JOINS) != 0;
+    m->contents = ts_arena_alloc(arena, (items ? items : 1) * sizeof *m->contents);
     if (!m->contents) return false;
     m->content_count = 0;
-    size_t i = 0;
+    size_t i = 0, run = 0;
     while (i < m->raw_count) {
-        unsigned char first = m->raw_flags[i], kind = first & (RAW_TEXT | RAW_REASONING);
         size_t end = i + 1;
-        if (kind && (first & RAW_MAY_START)) {
-            while (end < m->raw_count && (m->raw_flags[end] & (RAW_TEXT | RAW_REASONING)) == kind &&
-                   (m->raw_flags[end] & RAW_ONLY_TEXT)) {
-                bool closes = m->raw_flags[end] & RAW_PROTECTED;
-                end++;
-                if (closes) break;
-            }
-        }
+        while (end < m->raw_count && (m->raw_flags[end] & RAW_JOINS)) end++;
         if (end - i == 1) {
             m->contents[m->content_count++] = *m->raw[i];
-        } else if (!joined(arena, m->raw + i, end - i, kind == RAW_REASONING, &m->contents[m->content_count++])) {
-            return false;
+        } else {
+            if (!f || run >= f->run_count || f->runs[run].start != i) return false; /* cannot be: note_run made both */
+            ts_str text = {f->text + f->runs[run].offset, f->runs[run].length};
+            run++;
+            if (!joined_item(arena, m->raw[i], m->raw[end - 1], text, m->raw_flags[i] & RAW_REASONING,
+                             &m->contents[m->content_count++]))
+                return false;
         }
         i = end;
     }
@@ -422,10 +468,10 @@ bool ts_expect_finish(ts_expect_builder *b, ts_expectation *out) {
     bool ok = true;
     for (size_t k = 0; k < b->n_msgs && ok; k++) {
         ts_expected_message *m = &b->msgs[k];
-        if (m->forming) {
+        ts_expect_fields *f = m->forming;
+        if (f) {
             ts_json extras, additional;
-            ok = ts_json_builder_finish(&m->forming->extras, &extras) &&
-                 ts_json_builder_finish(&m->forming->additional, &additional);
+            ok = ts_json_builder_finish(&f->extras, &extras) && ts_json_builder_finish(&f->additional, &additional);
             m->extras = (ts_member_list){extras.u.o.members, extras.u.o.count};
             m->additional = (ts_member_list){additional.u.o.members, additional.u.o.count};
             m->forming = NULL;
@@ -433,7 +479,7 @@ bool ts_expect_finish(ts_expect_builder *b, ts_expectation *out) {
         /* M6 */
         m->omitted = m->raw_count == 0 && !named(m->message_id) && !m->has_created_at && !named(m->author_name) &&
                      !named(m->agent_id) && !m->has_additional && m->extras.count == 0;
-        ok = ok && coalesce(b->arena, m);
+        ok = ok && coalesce(b->arena, m, f);
     }
     *out = b->out;
     out->messages = b->msgs;

@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/json/arena.h"
 #include "core/json/json.h"
@@ -46,10 +47,12 @@ typedef struct ts_expected_message {
     size_t content_count;
     ts_member_list extras;     /* X1: last value per key */
     ts_member_list additional; /* X2: last value per key; an update's {} adds nothing (M6) */
-    ts_expect_fields *forming; /* while the messages form: the builders of extras and additional */
+    ts_expect_fields *forming; /* while the messages form: extras, additional, coalesced texts */
     bool has_created_at;
     bool has_additional;     /* some update carried a non-empty additionalProperties */
     bool omitted;            /* M6: not written */
+    unsigned char run_kind;  /* while forming: the kind of the text run still open at the end (C2) */
+    uint32_t run_length;     /* while forming: how many contents that run holds */
 } ts_expected_message;
 
 typedef struct ts_expectation {
