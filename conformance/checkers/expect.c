@@ -180,7 +180,7 @@ static ts_expect_fields *forming_of(ts_expect_builder *b, ts_expected_message *m
 /* Appends bytes to the message's joined texts. */
 static bool append_text(ts_expect_builder *b, ts_expect_fields *f, const char *bytes, size_t len) {
     if (f->text_cap - f->text_len < len + 1) {
-        size_t cap = f->text_cap ? f->text_cap : 64;
+        size_t cap = f->text_cap ? f->text_cap : 256;
         while (cap - f->text_len < len + 1) cap *= 2;
         char *grown = ts_arena_grow(b->arena, f->text, f->text_cap, cap);
         if (!grown) return false;
