@@ -86,7 +86,7 @@ static size_t states_beyond_straight(ts_gen_shape shape, uint64_t index, size_t 
         placed += length > 0;
     }
     ts_json reordered = {TS_JSON_ARRAY, {.a = {reversed, at}}};
-    CHECK(ts_match_decide(&arena, &e, &words, &reordered, NULL, &d));
+    CHECK(ts_match_decide(&arena, &e, &words, &reordered, NULL, NULL, &d));
     CHECK(d.valid);
     ts_arena_free(&arena);
     *groups = placed;

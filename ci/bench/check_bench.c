@@ -146,7 +146,7 @@ int main(int argc, char **argv) {
         ts_decision d;
         if (ts_expect_merge(&scratch, stream.updates, stream.count, (ts_str){NULL, 0}, NULL, &e) &&
             ts_order_words(&scratch, &e, &words) &&
-            ts_match_decide(&scratch, &e, &words, ts_json_get(&answer, "messages"), &budget, &d))
+            ts_match_decide(&scratch, &e, &words, ts_json_get(&answer, "messages"), NULL, &budget, &d))
             states = d.states;
         ts_arena_free(&scratch);
     }

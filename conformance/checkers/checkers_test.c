@@ -71,7 +71,7 @@ static void measure_search(const ts_stream *stream, const ts_json *answer) {
     ts_group_words words;
     ts_decision d;
     CHECK(ts_expect_merge(&arena, stream->updates, stream->count, (ts_str){NULL, 0}, NULL, &e) && ts_order_words(&arena, &e, &words) &&
-          ts_match_decide(&arena, &e, &words, ts_json_get(answer, "messages"), NULL, &d));
+          ts_match_decide(&arena, &e, &words, ts_json_get(answer, "messages"), NULL, NULL, &d));
     size_t straight = 1;
     for (size_t g = 0; g < words.group_count; g++) straight += words.start[g + 1] > words.start[g];
     if (d.states > straight && d.states - straight > most_beyond_straight) most_beyond_straight = d.states - straight;
@@ -287,7 +287,7 @@ static ts_check_status partition_within(const int *sizes, int n, int m, int B, t
     ts_check_status status = ts_check_merge(s.updates, s.count, (ts_str){NULL, 0}, &json, &budget, &f);
     *findings = f.count;
     CHECK(ts_expect_merge(&arena, s.updates, s.count, (ts_str){NULL, 0}, NULL, &e) && ts_order_words(&arena, &e, &words) &&
-          ts_match_decide(&arena, &e, &words, ts_json_get(&json, "messages"), &budget, &d));
+          ts_match_decide(&arena, &e, &words, ts_json_get(&json, "messages"), NULL, &budget, &d));
     CHECK(d.undecided == (status == TS_CHECK_UNDECIDED));
     *states = d.states;
     ts_findings_free(&f);

@@ -52,7 +52,12 @@ uint64_t ts_hash_bytes(const void *data, size_t len, uint64_t seed) {
     return ts_hash_mix(h ^ tail ^ 0xA5A5A5A5A5A5A5A5ULL);
 }
 
-uint64_t ts_hash_then(uint64_t h, uint64_t next) { return ts_hash_mix(h * 0x100000001B3ULL ^ next); }
+/* One multiplication and a fold per step (a full mix per field was a fifth of judging short
+ * messages); the maps mix again what they index by. */
+uint64_t ts_hash_then(uint64_t h, uint64_t next) {
+    uint64_t x = (h ^ next) * 0x9E3779B97F4A7C15ULL;
+    return x ^ (x >> 32);
+}
 
 static uint64_t hash_str(ts_str s) { return s.ptr ? ts_hash_bytes(s.ptr, s.len, 0x5354) : 0x61627365ULL; }
 
@@ -69,7 +74,14 @@ static uint64_t hash_number(const ts_json *v) {
 }
 
 /* Members combine by a sum, so that member order does not matter (keys are unique). */
-uint64_t ts_hash_member(const ts_member *m) { return ts_hash_then(hash_str(m->key), ts_hash_json(&m->value)); }
+/* A key's hash: the wire format's names by their id (the same id whether the codec interned the
+ * key or a builder spelled it), any other by its bytes. */
+static uint64_t hash_key(ts_str key) {
+    ts_key_id id = ts_json_key_id(key);
+    return id < TS_KEY_COUNT ? ts_hash_mix(0x4B45590000ULL + (uint64_t)id) : hash_str(key);
+}
+
+uint64_t ts_hash_member(const ts_member *m) { return ts_hash_then(hash_key(m->key), ts_hash_json(&m->value)); }
 
 uint64_t ts_hash_object(uint64_t member_sum, size_t count) { return ts_hash_then(0x5555 + count, member_sum); }
 

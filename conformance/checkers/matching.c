@@ -1,28 +1,17 @@
-/* matching.c — the exact decider; see matching.h, and DESIGN.md for the argument.
+/* matching.c — the exact decider; see matching.h, and DESIGN.md §2 and §4 for the argument.
  *
- * Classes: group words that every message of this answer fits alike, position by position
- * (signature.h's view), are one class, used as many times as it has groups. Classes are
- * numbered by their content (the view hash of their word, then the first arrival of their
- * first group only for words whose hashes collide), never by arrival, so the search below is a
- * function of the words and the answer: shuffling the arrival of the groups changes no state
- * it visits. A search state is the vector of how many words of each class are placed; the
- * answer position is then fixed (the sum of their lengths). From a state at position p the
- * candidates are the classes with words left whose word fits the answer at p. Depth-first
- * search over states, longest words first, ties by class number; a state that failed is
- * remembered (keyed by a hash of its vector, compared exactly), so no state is searched twice.
- * The search runs under a budget (budget.h): when it runs out the decision is undecided.
- * Only for an answer already decided invalid, two greedy dives (no backtracking, linear) in the
- * orders implementations use — groups by first arrival, and the reverse — look for a deeper
- * split to report against; they never decide anything.
+ * Classes: group words that every message of this answer fits alike (signature.h's view), used
+ * as many times as they have groups, numbered by content (never by arrival: the search is then
+ * the same for every arrival order). A state is the vector of words placed per class; its
+ * position is the sum of their lengths. Depth-first search over states, longest words first,
+ * failed states remembered (hashed, compared exactly), metered by the budget (budget.h). Only
+ * for an answer decided invalid, greedy dives in arrival order look for a deeper split.
  *
- * Candidates at p: for each length a word starting with the answer's signature at p can have,
- * the coarse bucket of the answer's window there (rolling hashes) holds the classes whose word
- * might fit; each is verified by ts_judge_message (cached per class and position). A bucket of
- * at most EAGER live classes is verified whole and its fitting classes sorted by the policy. A larger bucket (many words alike
- * but for agentIds or kept fields the answer shows) is entered through the class whose word
- * the answer renders exactly there (an exact-signature lookup), then walked lazily in class
- * order. Either way the set of candidates is exact; only their order is a heuristic, and it
- * depends on the content alone.
+ * Candidates at p: per length a word starting with the answer's signature at p can have, the
+ * coarse bucket of the answer's window there (rolling hashes), each verified by
+ * ts_judge_message. Buckets of at most EAGER live classes are verified whole; a larger one is
+ * entered through the exact-signature lookup, then walked lazily in class order. The set of
+ * candidates is exact; only their order is a heuristic, and it reads content alone.
  */
 #include "conformance/checkers/matching.h"
 
@@ -35,7 +24,7 @@
 #include "conformance/checkers/signature.h"
 #include "core/json/strmap.h"
 
-enum { FITS = 1, EXACT = 2, PRECHECK_SCAN = 64, EAGER = 64 };
+enum { FITS = 1, EXACT = 2, EAGER = 64 };
 enum policy { FORWARD, REVERSE, LONGEST };
 static const uint64_t BASE = 0x9E3779B97F4A7C15ULL | 1;
 #define NONE SIZE_MAX
@@ -69,6 +58,8 @@ typedef struct search {
     const ts_json *answer;
     size_t m;
     ts_signature *asig;
+    ts_created_at *created;           /* each answer message's createdAt, read once */
+    bool own_created;                 /* this search read them (and frees them) */
     uint64_t *pc, *px, *power;        /* prefix hashes of coarse and exact signatures; BASE^k */
     word_class *cls;
     size_t ncls, nsentinels;
@@ -289,7 +280,7 @@ static int verify(search *s, size_t c, size_t p) {
     for (size_t j = 0; j < s->cls[c].length && bits; j++) {
         const ts_expected_message *m = word_message(s, s->cls[c].rep, j);
         const ts_json *got = answer_at(s, p + j);
-        if (!ts_judge_message(NULL, m, got, NULL)) bits = 0;
+        if (!ts_message_fits(m, got, &s->created[p + j])) bits = 0;
         else if (!ts_signature_renders_exactly(m, got)) bits &= ~EXACT;
     }
     if (s->revisits && !ts_strmap_put(&s->verified, tag, EMPTY, (size_t)bits)) s->oom = true;
@@ -454,52 +445,6 @@ static size_t next_candidate(search *s, frame *fr) {
     return NONE;
 }
 
-/* Some answer message fits no expected message at all: the answer is bad without a search.
- * Sound only in that direction (an undecided message counts as fitting). */
-static bool some_message_fits_nothing(search *s, const ts_signature *esig) {
-    ts_strmap by_exact, by_coarse; /* signature -> first representative; reps chained */
-    ts_strmap_init(&by_exact);
-    ts_strmap_init(&by_coarse);
-    size_t *exact_next = malloc((s->e->message_count + 1) * sizeof *exact_next);
-    size_t *coarse_next = malloc((s->e->message_count + 1) * sizeof *coarse_next);
-    bool ok = exact_next && coarse_next, bad = false;
-    for (size_t k = 0; k < s->e->message_count && ok; k++) {
-        if (s->e->messages[k].omitted) continue;
-        size_t head = NONE, last = NONE;
-        bool known = false;
-        if (ts_strmap_get(&by_exact, esig[k].exact, EMPTY, &head))
-            for (size_t r = head; r != NONE && !known; r = exact_next[r]) {
-                known = ts_signature_same_fit(&s->e->messages[r], &s->e->messages[k]);
-                last = r;
-            }
-        if (known) continue;
-        exact_next[k] = NONE;
-        if (last == NONE) ok = ts_strmap_put(&by_exact, esig[k].exact, EMPTY, k);
-        else exact_next[last] = k;
-        head = NONE;
-        ts_strmap_get(&by_coarse, esig[k].coarse, EMPTY, &head);
-        coarse_next[k] = head;
-        ok = ok && ts_strmap_put(&by_coarse, esig[k].coarse, EMPTY, k);
-    }
-    for (size_t i = 0; i < s->m && ok && !bad; i++) {
-        const ts_json *got = answer_at(s, i);
-        size_t head, scanned = 0;
-        bool fits = false;
-        if (ts_strmap_get(&by_exact, s->asig[i].exact, EMPTY, &head))
-            for (size_t r = head; r != NONE && !fits; r = exact_next[r])
-                fits = ts_judge_message(NULL, &s->e->messages[r], got, NULL);
-        if (!fits && ts_strmap_get(&by_coarse, s->asig[i].coarse, EMPTY, &head))
-            for (size_t r = head; r != NONE && !fits; r = coarse_next[r])
-                fits = ++scanned > PRECHECK_SCAN || ts_judge_message(NULL, &s->e->messages[r], got, NULL);
-        bad = !fits;
-    }
-    ts_strmap_free(&by_exact);
-    ts_strmap_free(&by_coarse);
-    free(exact_next);
-    free(coarse_next);
-    return ok && bad;
-}
-
 /* ------------------------------------------------------------------------ the search --- */
 
 /* Depth-first search from the root under the current policy; returns the node where every
@@ -535,7 +480,7 @@ static size_t run_search(search *s, bool greedy) {
         }
         if (greedy) break;
         if (s->plausible == UNKNOWN) { /* the first failure: is the answer worth a search at all? */
-            s->plausible = some_message_fits_nothing(s, s->esig) ? REFUSED : PLAUSIBLE;
+            s->plausible = ts_signature_some_answer_fits_nothing(s->e, s->esig, s->answer, s->asig) ? REFUSED : PLAUSIBLE;
             if (s->plausible == REFUSED) break;
         }
         remember_failed(s, x); /* every candidate failed: so does this state, however reached */
@@ -576,6 +521,7 @@ static bool path_pairs(search *s, ts_arena *arena, size_t x, ts_decision *out) {
 }
 
 static void free_search(search *s) {
+    if (s->own_created) free(s->created);
     free(s->asig), free(s->pc), free(s->px), free(s->power), free(s->cls), free(s->prev), free(s->next);
     free(s->runs), free(s->run_len), free(s->lengths), free(s->nodes), free(s->frames), free(s->cand), free(s->live);
     free(s->tally), free(s->touched);
@@ -584,7 +530,7 @@ static void free_search(search *s) {
 }
 
 bool ts_match_decide(ts_arena *arena, const ts_expectation *e, const ts_group_words *words, const ts_json *messages,
-                     const ts_judge_budget *budget, ts_decision *out) {
+                     const ts_created_at *created, const ts_judge_budget *budget, ts_decision *out) {
     memset(out, 0, sizeof *out);
     search s;
     memset(&s, 0, sizeof s);
@@ -597,13 +543,19 @@ bool ts_match_decide(ts_arena *arena, const ts_expectation *e, const ts_group_wo
     ts_strmap_init(&s.verified), ts_strmap_init(&s.failed);
     ts_signature *esig = malloc((e->message_count + 1) * sizeof *esig);
     s.asig = malloc((s.m + 1) * sizeof *s.asig);
+    s.created = (ts_created_at *)created;
+    if (!created && (s.created = malloc((s.m + 1) * sizeof *s.created))) {
+        s.own_created = true;
+        for (size_t i = 0; i < s.m; i++)
+            s.created[i] = ts_created_at_of(ts_json_string(ts_json_get(answer_at(&s, i), "createdAt")));
+    }
     s.pc = malloc((s.m + 1) * sizeof *s.pc);
     s.px = malloc((s.m + 1) * sizeof *s.px);
     s.power = malloc((s.m + 1) * sizeof *s.power);
     s.tally = calloc(words->group_count + 1, sizeof *s.tally);
     s.touched = malloc((2 * words->group_count + 1) * sizeof *s.touched);
     ts_view *view = NULL;
-    bool ok = esig && s.asig && s.pc && s.px && s.power && s.tally && s.touched;
+    bool ok = esig && s.asig && s.created && s.pc && s.px && s.power && s.tally && s.touched;
     size_t visible = 0;
     for (size_t k = 0; k < e->message_count && ok; k++) {
         if (e->messages[k].omitted) continue;
@@ -614,7 +566,7 @@ bool ts_match_decide(ts_arena *arena, const ts_expectation *e, const ts_group_wo
         s.pc[0] = s.px[0] = 0;
         s.power[0] = 1;
         for (size_t i = 0; i < s.m; i++) {
-            s.asig[i] = ts_signature_answer(answer_at(&s, i));
+            s.asig[i] = ts_signature_answer(answer_at(&s, i), &s.created[i]);
             s.pc[i + 1] = s.pc[i] * BASE + s.asig[i].coarse;
             s.px[i + 1] = s.px[i] * BASE + s.asig[i].exact;
             s.power[i + 1] = s.power[i] * BASE;
@@ -643,7 +595,7 @@ bool ts_match_decide(ts_arena *arena, const ts_expectation *e, const ts_group_wo
             s.best = NONE;
         }
         if (done == NONE && s.plausible == UNKNOWN && !s.oom) /* the budget ran out before any state failed */
-            s.plausible = some_message_fits_nothing(&s, esig) ? REFUSED : PLAUSIBLE;
+            s.plausible = ts_signature_some_answer_fits_nothing(e, esig, messages, s.asig) ? REFUSED : PLAUSIBLE;
         bool plausible = done != NONE || s.plausible == PLAUSIBLE; /* a complete split fits every message */
         if (!plausible) searched = NONE; /* a refused answer is read against the dives alone */
         out->undecided = plausible && done == NONE && s.meter.exhausted && !s.oom;

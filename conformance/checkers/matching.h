@@ -18,6 +18,7 @@
 
 #include "conformance/checkers/budget.h"
 #include "conformance/checkers/expect.h"
+#include "conformance/checkers/message.h"
 #include "conformance/checkers/order.h"
 #include "core/json/arena.h"
 #include "core/json/json.h"
@@ -35,10 +36,11 @@ typedef struct ts_decision {
 } ts_decision;
 
 /* Decides whether the answer's `messages` (an array whose shape is checked) are a valid
- * arrangement of e's group words, within budget (NULL: the defaults). Allocates in arena;
- * returns false only when memory ran out. */
+ * arrangement of e's group words, within budget (NULL: the defaults). created: each answer
+ * message's createdAt as already read (ts_created_at_of), or NULL to read them here. Allocates
+ * in arena; returns false only when memory ran out. */
 bool ts_match_decide(ts_arena *arena, const ts_expectation *e, const ts_group_words *words, const ts_json *messages,
-                     const ts_judge_budget *budget, ts_decision *out);
+                     const ts_created_at *created, const ts_judge_budget *budget, ts_decision *out);
 
 /* For an answer the decider rejected: completes the deepest split into a diagnostic
  * assignment (the rest paired by messageId and contents, near-linear) and reports what breaks:

@@ -107,7 +107,25 @@ static bool has_extra(const ts_json *got, const ts_member *x, bool *present) {
         ts_findings_add(f, __VA_ARGS__);                                                                               \
     } while (0)
 
+ts_created_at ts_created_at_of(ts_str created) {
+    ts_created_at c = {created.ptr != NULL, false, {0, 0}};
+    c.valid = c.present && ts_instant_parse(created.ptr, created.len, &c.at, NULL);
+    return c;
+}
+
+static bool judge(ts_arena *arena, const ts_expected_message *m, const ts_json *got, const ts_created_at *known,
+                  ts_findings *f);
+
 bool ts_judge_message(ts_arena *arena, const ts_expected_message *m, const ts_json *got, ts_findings *f) {
+    return judge(arena, m, got, NULL, f);
+}
+
+bool ts_message_fits(const ts_expected_message *m, const ts_json *got, const ts_created_at *created) {
+    return judge(NULL, m, got, created, NULL);
+}
+
+static bool judge(ts_arena *arena, const ts_expected_message *m, const ts_json *got, const ts_created_at *known,
+                  ts_findings *f) {
     bool ok = true;
     char what[120], a[300], b[300];
     what[0] = '\0';
@@ -122,7 +140,7 @@ bool ts_judge_message(ts_arena *arena, const ts_expected_message *m, const ts_js
     }
     ts_str role = fields.role;
     ts_str want_role = m->role.ptr ? m->role : ts_str_from("assistant");
-    if (!ts_str_eq_nocase(role, want_role)) {
+    if (!ts_str_eq(role, want_role) && !ts_str_eq_nocase(role, want_role)) {
         if (f) str_excerpt(want_role, a, sizeof a), str_excerpt(role, b, sizeof b);
         FAULT("M", "%s: role expected %s, got %s", what, a, b);
     }
@@ -139,9 +157,9 @@ bool ts_judge_message(ts_arena *arena, const ts_expected_message *m, const ts_js
     }
     /* K1 */
     ts_str created = fields.created_at;
-    ts_instant at;
-    bool parsed = created.ptr && ts_instant_parse(created.ptr, created.len, &at, NULL);
-    if (m->has_created_at != parsed || (parsed && ts_instant_compare(at, m->created_at) != 0)) {
+    ts_created_at read = known ? *known : ts_created_at_of(created);
+    bool parsed = read.valid;
+    if (m->has_created_at != parsed || (parsed && ts_instant_compare(read.at, m->created_at) != 0)) {
         if (f) str_excerpt(created, b, sizeof b);
         if (m->has_created_at)
             FAULT("K1", "%s: createdAt %s is not the message's own (the first its updates carry)", what, b);

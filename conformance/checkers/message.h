@@ -26,6 +26,18 @@
  * per fault (arena: scratch for the report). Returns true when nothing is wrong. */
 bool ts_judge_message(ts_arena *arena, const ts_expected_message *m, const ts_json *got, ts_findings *findings);
 
+/* An answer message's createdAt as read once (K1 compares instants): absent, not a timestamp,
+ * or the instant. */
+typedef struct ts_created_at {
+    bool present, valid;
+    ts_instant at;
+} ts_created_at;
+ts_created_at ts_created_at_of(ts_str created);
+
+/* ts_judge_message, deciding only, with the answer's createdAt already read (the matching room
+ * reads every answer message's once, for its signature). */
+bool ts_message_fits(const ts_expected_message *m, const ts_json *got, const ts_created_at *created);
+
 /* The pieces of a message both sides share when they fit, normalised for comparison: the
  * answer's are read from its JSON the way ts_judge_message reads them. */
 ts_str ts_message_id_of(const ts_json *got);      /* messageId, absent when "" */

@@ -1,6 +1,7 @@
 /* signature.c — message signatures for matching; see signature.h. */
 #include "conformance/checkers/signature.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "conformance/checkers/contents.h"
@@ -58,13 +59,10 @@ ts_signature ts_signature_expected(const ts_expected_message *m) {
                                            hash_members(m->extras.members, m->extras.count))};
 }
 
-ts_signature ts_signature_answer(const ts_json *got) {
+ts_signature ts_signature_answer(const ts_json *got, const ts_created_at *created) {
     ts_message_fields fields;
     ts_message_fields_of(got, &fields);
-    ts_str created = fields.created_at;
-    ts_instant at;
-    uint64_t created_hash = NO_CREATED_AT;
-    if (created.ptr) created_hash = ts_instant_parse(created.ptr, created.len, &at, NULL) ? hash_instant(at) : BAD_CREATED_AT;
+    uint64_t created_hash = !created->present ? NO_CREATED_AT : created->valid ? hash_instant(created->at) : BAD_CREATED_AT;
     const ts_json *contents = fields.contents, *additional = fields.additional;
     uint64_t coarse = coarse_of(fields.message_id, hash_folded(fields.role), fields.author_name, created_hash,
                                 ts_hash_contents(contents ? contents->u.a.items : NULL, contents ? contents->u.a.count : 0),
@@ -120,6 +118,55 @@ bool ts_signature_renders_exactly(const ts_expected_message *m, const ts_json *g
         if (!found) return false;
     }
     return n == m->extras.count;
+}
+
+/* ------------------------------------------------------------------- a cheap refusal --- */
+
+enum { PRECHECK_SCAN = 64 };
+
+bool ts_signature_some_answer_fits_nothing(const ts_expectation *e, const ts_signature *esig, const ts_json *messages,
+                                           const ts_signature *asig) {
+    ts_strmap by_exact, by_coarse; /* signature -> first representative; reps chained */
+    ts_strmap_init(&by_exact);
+    ts_strmap_init(&by_coarse);
+    size_t *exact_next = malloc((e->message_count + 1) * sizeof *exact_next);
+    size_t *coarse_next = malloc((e->message_count + 1) * sizeof *coarse_next);
+    bool ok = exact_next && coarse_next, bad = false;
+    for (size_t k = 0; k < e->message_count && ok; k++) {
+        if (e->messages[k].omitted) continue;
+        size_t head = SIZE_MAX, last = SIZE_MAX;
+        bool known = false;
+        if (ts_strmap_get(&by_exact, esig[k].exact, ts_str_from(""), &head))
+            for (size_t r = head; r != SIZE_MAX && !known; r = exact_next[r]) {
+                known = ts_signature_same_fit(&e->messages[r], &e->messages[k]);
+                last = r;
+            }
+        if (known) continue;
+        exact_next[k] = SIZE_MAX;
+        if (last == SIZE_MAX) ok = ts_strmap_put(&by_exact, esig[k].exact, ts_str_from(""), k);
+        else exact_next[last] = k;
+        head = SIZE_MAX;
+        ts_strmap_get(&by_coarse, esig[k].coarse, ts_str_from(""), &head);
+        coarse_next[k] = head;
+        ok = ok && ts_strmap_put(&by_coarse, esig[k].coarse, ts_str_from(""), k);
+    }
+    for (size_t i = 0; i < messages->u.a.count && ok && !bad; i++) {
+        const ts_json *got = &messages->u.a.items[i];
+        size_t head, scanned = 0;
+        bool fits = false;
+        if (ts_strmap_get(&by_exact, asig[i].exact, ts_str_from(""), &head))
+            for (size_t r = head; r != SIZE_MAX && !fits; r = exact_next[r])
+                fits = ts_judge_message(NULL, &e->messages[r], got, NULL);
+        if (!fits && ts_strmap_get(&by_coarse, asig[i].coarse, ts_str_from(""), &head))
+            for (size_t r = head; r != SIZE_MAX && !fits; r = coarse_next[r])
+                fits = ++scanned > PRECHECK_SCAN || ts_judge_message(NULL, &e->messages[r], got, NULL);
+        bad = !fits;
+    }
+    ts_strmap_free(&by_exact);
+    ts_strmap_free(&by_coarse);
+    free(exact_next);
+    free(coarse_next);
+    return ok && bad;
 }
 
 /* ------------------------------------------------------------------------------ view --- */

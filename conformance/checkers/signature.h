@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "conformance/checkers/expect.h"
+#include "conformance/checkers/message.h"
 #include "core/json/json.h"
 
 typedef struct ts_signature {
@@ -28,7 +29,8 @@ typedef struct ts_signature {
 } ts_signature;
 
 ts_signature ts_signature_expected(const ts_expected_message *m);
-ts_signature ts_signature_answer(const ts_json *got);
+/* created: the answer message's createdAt as read (ts_created_at_of). */
+ts_signature ts_signature_answer(const ts_json *got, const ts_created_at *created);
 
 /* a and b read the same to ts_judge_message: same id, role (any case), author, agent,
  * createdAt instant, contents, kept fields and additionalProperties. */
@@ -37,6 +39,13 @@ bool ts_signature_same_fit(const ts_expected_message *a, const ts_expected_messa
 /* got (which fits m) renders it exactly: the same agentId (or both none) and exactly m's kept
  * unknown fields. */
 bool ts_signature_renders_exactly(const ts_expected_message *m, const ts_json *got);
+
+/* Some answer message (messages[i], signature asig[i]) fits no expected message of e (esig[k])
+ * at all: the answer is then bad without a search. Sound only in that direction: a message
+ * whose coarse bucket holds more than 64 distinct expected messages counts as fitting, and so
+ * does everything when memory runs out. */
+bool ts_signature_some_answer_fits_nothing(const ts_expectation *e, const ts_signature *esig, const ts_json *messages,
+                                           const ts_signature *asig);
 
 /* What one answer can tell apart. Two expected messages that differ only in agentId or kept
  * fields fit exactly the same answer messages when the answer never shows the difference: no

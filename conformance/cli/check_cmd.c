@@ -195,6 +195,44 @@ static int check_host(const char *stream_path, const char *response_path, size_t
     return status;
 }
 
+/* The merge check: the response first (its values are what the stream is searched for: I1,
+ * R3, R4), then the stream, read in windows and folded into the check: never held whole. */
+static int check_merge_files(const char *stream_path, const char *response_path, const char *response_id,
+                             size_t max_input, const ts_judge_budget *budget) {
+    char *response_text = NULL;
+    size_t response_len;
+    if (ts_cli_read_input(response_path, max_input, &response_text, &response_len)) return TS_EXIT_USAGE;
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_error err;
+    ts_error_clear(&err);
+    ts_json answer;
+    int status = TS_EXIT_OK;
+    char message[700];
+    bool parsed = ts_codec_parse(&arena, response_text, response_len, &answer, &err);
+    free(response_text); /* the parsed answer holds copies of its strings */
+    if (!parsed) {
+        ts_error_format(&err, response_path, message, sizeof message);
+        fprintf(stderr, "turnstile check: %s\n", message);
+        status = TS_EXIT_USAGE;
+    } else {
+        ts_merge_check *check = ts_check_merge_begin(ts_str_from(response_id), &answer);
+        status = check ? feed_stream(stream_path, max_input, check) : TS_EXIT_FAILURE;
+        if (!check) fprintf(stderr, "turnstile check: out of memory\n");
+        if (status == TS_EXIT_OK) {
+            ts_findings findings;
+            ts_findings_init(&findings);
+            ts_check_status checked = ts_check_merge_finish(check, budget, &findings);
+            status = print_findings(&findings, checked, budget);
+            ts_findings_free(&findings);
+        } else {
+            ts_check_merge_abandon(check);
+        }
+    }
+    ts_arena_free(&arena);
+    return status;
+}
+
 int ts_cli_check(int argc, char **argv) {
     const char *stream_path = NULL, *response_path = NULL, *response_id = NULL;
     const char *scenario_path = NULL, *history_path = NULL, *case_id = NULL, *rule = "U2";
@@ -248,38 +286,5 @@ int ts_cli_check(int argc, char **argv) {
         return TS_EXIT_USAGE;
     }
     if (host) return check_host(stream_path, response_path, max_input, &budget);
-    /* The response first (its values are what the stream is searched for: I1, R3, R4), then
-     * the stream, read in windows and folded into the check: it is never held whole. */
-    char *response_text = NULL;
-    size_t response_len;
-    if (ts_cli_read_input(response_path, max_input, &response_text, &response_len)) return TS_EXIT_USAGE;
-    ts_arena arena;
-    ts_arena_init(&arena);
-    ts_error err;
-    ts_error_clear(&err);
-    ts_json answer;
-    int status = TS_EXIT_OK;
-    char message[700];
-    bool parsed = ts_codec_parse(&arena, response_text, response_len, &answer, &err);
-    free(response_text); /* the parsed answer holds copies of its strings */
-    if (!parsed) {
-        ts_error_format(&err, response_path, message, sizeof message);
-        fprintf(stderr, "turnstile check: %s\n", message);
-        status = TS_EXIT_USAGE;
-    } else {
-        ts_merge_check *check = ts_check_merge_begin(ts_str_from(response_id), &answer);
-        status = check ? feed_stream(stream_path, max_input, check) : TS_EXIT_FAILURE;
-        if (!check) fprintf(stderr, "turnstile check: out of memory\n");
-        if (status == TS_EXIT_OK) {
-            ts_findings findings;
-            ts_findings_init(&findings);
-            ts_check_status checked = ts_check_merge_finish(check, &budget, &findings);
-            status = print_findings(&findings, checked, &budget);
-            ts_findings_free(&findings);
-        } else {
-            ts_check_merge_abandon(check);
-        }
-    }
-    ts_arena_free(&arena);
-    return status;
+    return check_merge_files(stream_path, response_path, response_id, max_input, &budget);
 }
