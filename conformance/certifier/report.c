@@ -9,6 +9,14 @@
 
 static bool failing(const ts_case_result *r) { return r->verdict == TS_VERDICT_FAIL || r->verdict == TS_VERDICT_ERROR; }
 
+/* The run's verdict, as the reports name it: a run with no failure but undecided cases has no
+ * verdict of conformance (never a pass), and no failure either. */
+static const char *run_verdict(const ts_certification *c) {
+    if (c->harness_failure[0]) return "not certified";
+    if (!ts_report_conformant(c)) return "not conformant";
+    return ts_certification_undecided(c) ? "undecided" : "conformant";
+}
+
 /* Which cases a rule is judged on: host rules (H) on host cases, the resume engine's (J) on
  * journal cases, D1 on every case, the merge rules on merge and host cases (a host's answer
  * holds a merged response). */
@@ -26,7 +34,7 @@ static void rule_counts(const ts_certification *c, const char *rule, size_t *pas
     for (size_t i = 0; i < c->count; i++) {
         const ts_case_result *r = &c->results[i];
         if (r->apart || !rule_applies(rule, r->c->op)) continue;
-        if (r->verdict == TS_VERDICT_SKIPPED || r->verdict == TS_VERDICT_ERROR) (*skipped)++;
+        if (r->verdict == TS_VERDICT_SKIPPED || r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_UNDECIDED) (*skipped)++;
         else if (ts_findings_has(&r->findings, rule)) (*failed)++;
         else (*passed)++;
     }
@@ -207,12 +215,18 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
         if (r->expected && !verbose) continue;
         if (r->verdict == TS_VERDICT_PASS && !warn && !verbose) continue;
         if (r->verdict == TS_VERDICT_SKIPPED && !verbose) continue;
+        bool undecided = r->verdict == TS_VERDICT_UNDECIDED;
         const char *label = r->apart ? "APART" : r->expected ? "XFAIL" : warn ? "WARN" : r->verdict == TS_VERDICT_FAIL ? "FAIL"
-                            : r->verdict == TS_VERDICT_ERROR ? "ERROR" : r->verdict == TS_VERDICT_SKIPPED ? "SKIP" : "PASS";
+                            : r->verdict == TS_VERDICT_ERROR ? "ERROR" : r->verdict == TS_VERDICT_SKIPPED ? "SKIP"
+                            : undecided ? "UNDECIDED" : "PASS";
         fprintf(out, "%-5s %s", label, r->c->id);
         if (r->apart) fprintf(out, "  (%s: %s)", r->apart, ts_verdict_name(r->verdict));
         if (r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_SKIPPED) {
             fprintf(out, "  %s: ", r->outcome);
+            put_clean(out, r->detail, false);
+        }
+        if (undecided) {
+            fputs("  ", out);
             put_clean(out, r->detail, false);
         }
         fputc('\n', out);
@@ -232,7 +246,7 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
             put_clean(out, tail, true);
             if (tail[strlen(tail) - 1] != '\n') fputc('\n', out);
         }
-        if (failing(r) && !r->apart && !r->expected && ctx) {
+        if ((failing(r) || undecided) && !r->apart && !r->expected && ctx) {
             fprintf(out, "      replay: %s --cases %s%s\n", ctx->replay_before, r->c->id, ctx->replay_after);
             print_kill_replay(out, r, ctx);
         }
@@ -279,11 +293,14 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
     size_t req_pass, req_all, rec_pass, rec_all;
     level_counts(c, TS_LEVEL_REQUIRED, &req_pass, &req_all);
     level_counts(c, TS_LEVEL_RECOMMENDED, &rec_pass, &rec_all);
+    size_t undecided = ts_certification_undecided(c);
     if (c->harness_failure[0]) fprintf(out, "verdict: NOT CERTIFIED: the run stopped: %s\n", c->harness_failure);
     else
         fprintf(out, "verdict: %s: Required rules %zu of %zu pass, Recommended %zu of %zu; cases %zu of %zu pass",
-                ts_report_conformant(c) ? "CONFORMANT" : "NOT CONFORMANT", req_pass, req_all, rec_pass, rec_all, passed,
-                c->count - apart - skipped);
+                !ts_report_conformant(c) ? "NOT CONFORMANT" : undecided ? "UNDECIDED" : "CONFORMANT", req_pass, req_all,
+                rec_pass, rec_all, passed, c->count - apart - skipped);
+    if (!c->harness_failure[0] && undecided)
+        fprintf(out, ", %zu undecided within the judging budget (neither passed nor failed)", undecided);
     if (!c->harness_failure[0]) fprintf(out, ctx && ctx->gate ? " (%zu fail as expected)\n" : "\n", expected);
     const char *nemesis;
     long points[5];
@@ -307,11 +324,13 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
                 g->new_failures, g->unexpected_passes, g->stale);
         /* The closing line counts what the gate decides: expected failures are skipped (as in
          * the JUnit report), and every unexpected pass or stale entry is a failure. */
-        fprintf(out, "%zu passed, %zu failed, %zu skipped\n", passed, g->new_failures + g->unexpected_passes + g->stale,
+        fprintf(out, "%zu passed, %zu failed, %zu skipped", passed, g->new_failures + g->unexpected_passes + g->stale,
                 skipped + g->expected);
     } else {
-        fprintf(out, "%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
+        fprintf(out, "%zu passed, %zu failed, %zu skipped", passed, failed, skipped);
     }
+    if (undecided) fprintf(out, ", %zu undecided", undecided);
+    fputc('\n', out);
 }
 
 /* The testee's command for a certificate: absolute paths (build and temp directories) are
@@ -345,7 +364,7 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
     size_t passed, failed, skipped, errors;
     ts_certification_counts(c, &passed, &failed, &skipped, &errors);
     ts_buf_append_str(&b, "{\"format\":\"turnstile-certification\",\"version\":1,\"verdict\":");
-    json_str(&b, c->harness_failure[0] ? "not certified" : ts_report_conformant(c) ? "conformant" : "not conformant");
+    json_str(&b, run_verdict(c));
     if (c->harness_failure[0]) {
         ts_buf_append_str(&b, ",\"harnessFailure\":");
         json_str(&b, c->harness_failure);
@@ -473,8 +492,8 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
     size_t apart = 0;
     for (size_t i = 0; i < c->count; i++) apart += c->results[i].apart != NULL;
     ts_buf_appendf(&b, "],\"summary\":{\"cases\":%zu,\"passed\":%zu,\"failed\":%zu,\"skipped\":%zu,\"errors\":%zu,"
-                       "\"apart\":%zu,\"seconds\":%.3f}",
-                   c->count, passed, failed, skipped, errors, apart, c->seconds);
+                       "\"undecided\":%zu,\"apart\":%zu,\"seconds\":%.3f}",
+                   c->count, passed, failed, skipped, errors, ts_certification_undecided(c), apart, c->seconds);
     if (ctx && ctx->gate) {
         ts_buf_appendf(&b, ",\"gate\":{\"passed\":%s,\"expectedFailures\":%zu,\"newFailures\":%zu,\"unexpectedPasses\":%zu,"
                            "\"staleEntries\":%zu}",
@@ -522,7 +541,7 @@ bool ts_report_junit(FILE *out, const ts_certification *c, const ts_report_conte
     size_t tests = c->count, failures = 0, errors = 0, skipped = 0;
     for (size_t i = 0; i < c->count; i++) {
         const ts_case_result *r = &c->results[i];
-        if (r->apart || r->expected || r->verdict == TS_VERDICT_SKIPPED) skipped++;
+        if (r->apart || r->expected || r->verdict == TS_VERDICT_SKIPPED || r->verdict == TS_VERDICT_UNDECIDED) skipped++;
         else if (r->verdict == TS_VERDICT_ERROR) errors++;
         else if (r->verdict == TS_VERDICT_FAIL) failures++;
     }
@@ -540,7 +559,7 @@ bool ts_report_junit(FILE *out, const ts_certification *c, const ts_report_conte
     xml_property(&b, "turnstile.commit", c->turnstile_commit);
     xml_property(&b, "suite.version", c->suite ? c->suite->version : "");
     xml_property(&b, "suite.sha256", c->suite ? c->suite->hash : "");
-    xml_property(&b, "verdict", c->harness_failure[0] ? "not certified" : ts_report_conformant(c) ? "conformant" : "not conformant");
+    xml_property(&b, "verdict", run_verdict(c));
     if (c->options->platform) xml_property(&b, "platform", c->options->platform);
     ts_buf_append_str(&b, "</properties>\n");
     for (size_t i = 0; i < c->count; i++) {
@@ -580,6 +599,10 @@ bool ts_report_junit(FILE *out, const ts_certification *c, const ts_report_conte
             ts_buf_append_str(&b, "\"/>");
         } else if (r->verdict == TS_VERDICT_SKIPPED) {
             ts_buf_append_str(&b, "<skipped message=\"");
+            xml_escaped(&b, r->detail);
+            ts_buf_append_str(&b, "\"/>");
+        } else if (r->verdict == TS_VERDICT_UNDECIDED) { /* neither a pass nor a failure */
+            ts_buf_append_str(&b, "<skipped type=\"undecided\" message=\"");
             xml_escaped(&b, r->detail);
             ts_buf_append_str(&b, "\"/>");
         } else if (r->verdict == TS_VERDICT_ERROR) {
