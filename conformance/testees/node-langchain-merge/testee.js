@@ -39,7 +39,28 @@ const KNOWN = new Set(["responseId", "messageId", "role", "authorName", "agentId
   "conversationId", "continuationToken", "contents", "additionalProperties"]);
 const META = [["responseId", "id"], ["createdAt", "created"], ["finishReason", "finish_reason"], ["modelId", "model_name"],
   ["conversationId", "conversation_id"], ["continuationToken", "continuation_token"], ["agentId", "agent_id"]];
-const USAGE = { inputTokenCount: "input_tokens", outputTokenCount: "output_tokens", totalTokenCount: "total_tokens" };
+// MEAI usage counters and where LangChain's UsageMetadata keeps them (a path in usage_metadata)
+const USAGE = { inputTokenCount: ["input_tokens"], outputTokenCount: ["output_tokens"], totalTokenCount: ["total_tokens"],
+  cachedInputTokenCount: ["input_token_details", "cache_read"], inputAudioTokenCount: ["input_token_details", "audio"],
+  inputTextTokenCount: ["input_token_details", "text"], reasoningTokenCount: ["output_token_details", "reasoning"],
+  outputAudioTokenCount: ["output_token_details", "audio"], outputTextTokenCount: ["output_token_details", "text"] };
+// UsageMetadata requires input_tokens, output_tokens and total_tokens (numbers): absent ones are 0
+function toUsageMetadata(details) {
+  const u = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+  for (const [wire, [a, b]] of Object.entries(USAGE)) {
+    if (details[wire] == null) continue;
+    if (b) (u[a] ??= {})[b] = Number(details[wire]); else u[a] = Number(details[wire]);
+  }
+  return u;
+}
+function fromUsageMetadata(u) {
+  const out = {};
+  for (const [wire, [a, b]] of Object.entries(USAGE)) {
+    const v = b ? u[a]?.[b] : u[a];
+    if (v != null) out[wire] = v;
+  }
+  return out;
+}
 
 // One update → the chunks a LangChain chat model would stream for it (a tool update: one per result).
 function toChunks(u) {
@@ -60,7 +81,7 @@ function toChunks(u) {
   const role = (u.role || "assistant").toLowerCase();
   if (role === "tool") {
     const results = contents.filter((c) => c?.$type === "functionResult");
-    if (!results.length) return [new ToolMessageChunk({ ...fields, tool_call_id: "" })];
+    if (!results.length) return [new ToolMessageChunk({ ...fields, tool_call_id: "" })]; // no result: no call id
     return results.map((r) => new ToolMessageChunk({ ...fields, tool_call_id: r.callId,
       content: typeof r.result === "string" ? r.result : JSON.stringify(r.result ?? null), artifact: r.result }));
   }
@@ -70,7 +91,7 @@ function toChunks(u) {
   return [new AIMessageChunk({
     ...fields,
     tool_calls: contents.filter((c) => c?.$type === "functionCall").map((c) => ({ type: "tool_call", id: c.callId, name: c.name, args: c.arguments ?? {} })),
-    ...(usage ? { usage_metadata: Object.fromEntries(Object.entries(USAGE).map(([w, l]) => [l, Number(usage[w] ?? 0)])) } : {}),
+    ...(usage ? { usage_metadata: toUsageMetadata(usage) } : {}),
   })];
 }
 
@@ -82,9 +103,11 @@ function toWireMessage(m) {
   if (m.id) out.messageId = m.id;
   if (m.name) out.authorName = m.name;
   if (m.response_metadata?.created) out.createdAt = m.response_metadata.created;
+  if (m.response_metadata?.agent_id) out.agentId = m.response_metadata.agent_id;
+  for (const [k, v] of Object.entries(m.response_metadata || {})) if (!META.some(([, lc]) => lc === k)) out[k] = v; // unknown members
   const contents = [], kwargs = { ...(m.additional_kwargs || {}) };
   const text = typeof m.content === "string" ? m.content : (m.content || []).map((b) => b.text ?? "").join("");
-  if (type === "tool") contents.push({ $type: "functionResult", callId: m.tool_call_id, result: m.artifact !== undefined ? m.artifact : text });
+  if (type === "tool" && m.tool_call_id) contents.push({ $type: "functionResult", callId: m.tool_call_id, result: m.artifact !== undefined ? m.artifact : text });
   else if (text !== "") contents.push({ $type: "text", text });
   if (kwargs.reasoning_content) contents.push({ $type: "reasoning", text: kwargs.reasoning_content });
   for (const c of m.tool_calls || []) contents.push({ $type: "functionCall", callId: c.id, name: c.name, arguments: c.args });
@@ -99,9 +122,7 @@ function responseOf(folded, messages, requestedId) {
   const md = folded?.response_metadata || {}, resp = {};
   for (const [wire, lc] of META) if (md[lc] != null) resp[wire] = md[lc];
   if (requestedId) resp.responseId = requestedId;
-  const usage = folded?.usage_metadata;
-  if (usage) resp.usage = Object.fromEntries(Object.entries(USAGE).map(([w, l]) => [w, usage[l]]));
-  for (const [k, v] of Object.entries(md)) if (!META.some(([, lc]) => lc === k)) resp[k] = v;
+  if (folded?.usage_metadata) resp.usage = fromUsageMetadata(folded.usage_metadata);
   resp.messages = messages;
   return resp;
 }
@@ -121,6 +142,13 @@ function merge(updates, responseId) {
 }
 
 // ---- protocol plumbing (as conformance/testees/node-minimal) -------------------------------------
+// JSON text as SPEC W7 writes numbers: an integral double at or beyond 2^53, which JSON.stringify
+// writes as bare digits that are not its value (and may fall outside int64), gets an exponent.
+function toJson(value) {
+  const big = (v) => typeof v === "number" && Number.isFinite(v) && Math.abs(v) >= 2 ** 53;
+  return JSON.stringify(value, (_k, v) => big(v) ? `\u0000num:${v.toExponential()}` : v)
+    .replace(/"\\u0000num:([^"]+)"/g, "$1");
+}
 function answer(line) {
   let req;
   try { req = JSON.parse(line); } catch (e) {
@@ -136,5 +164,5 @@ function answer(line) {
 }
 createInterface({ input: process.stdin, crlfDelay: Infinity }).on("line", (line) => {
   const reply = line.trim() ? answer(line) : null;
-  if (reply) process.stdout.write(JSON.stringify(reply) + "\n");
+  if (reply) process.stdout.write(toJson(reply) + "\n");
 });

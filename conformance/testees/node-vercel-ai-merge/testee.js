@@ -11,10 +11,13 @@
 //   text → text-start / text-delta / text-end (one text part kept open while text follows text in a
 //   message, as a provider streams deltas); reasoning → reasoning-start / -delta / -end likewise;
 //   functionCall → tool-input-available (dynamic tool); functionResult → tool-output-available;
+//   a content's other members (annotations, informationalOnly, …) → its chunk's `providerMetadata`
+//   ({meai: {...}}; a text or reasoning content that has them gets a part of its own);
 //   any other content → a data part `data-content` (its `data` the content as sent);
 //   update fields (responseId, createdAt, role, authorName, agentId, finishReason, modelId, usage, …)
 //   and unknown members → `messageMetadata` (the documented home of per-message metadata, merged by
-//   the reader); finishReason also on a `finish` chunk at the end.
+//   the reader; usage and finishReason are what the AI SDK's docs send there); finishReason also on
+//   a `finish` chunk at the end. Written back: metadata.usage → the response's usage.
 //
 // TURNSTILE_AI_MODE=plain|careful (default plain):
 //   plain    one `start` (the first messageId), every update's chunks, one `finish`: a single UI
@@ -33,6 +36,13 @@ if (!["plain", "careful"].includes(MODE)) throw new Error(`TURNSTILE_AI_MODE=${M
 const CAREFUL = MODE === "careful";
 
 const METADATA_SKIP = new Set(["messageId", "contents"]);
+const KNOWN_FIELDS = new Set(["responseId", "messageId", "role", "authorName", "agentId", "createdAt", "finishReason", "modelId",
+  "conversationId", "continuationToken", "contents", "additionalProperties", "usage"]);
+// A content's members other than `keep`, as providerMetadata ({meai: {...}}), or undefined.
+function extras(c, keep) {
+  const rest = Object.fromEntries(Object.entries(c || {}).filter(([k]) => !keep.includes(k)));
+  return Object.keys(rest).length ? { meai: rest } : undefined;
+}
 
 // The turn's updates → UI message stream chunks.
 function toChunks(updates) {
@@ -52,17 +62,24 @@ function toChunks(updates) {
     for (const c of u.contents || []) {
       const kind = c?.$type === "text" ? "text" : c?.$type === "reasoning" ? "reasoning" : null;
       if (kind) {
-        if (open?.kind !== kind) { close(); open = { kind, id: `p${n++}` }; chunks.push({ type: `${kind}-start`, id: open.id }); }
+        const meta = extras(c, ["$type", "text"]);
+        if (open?.kind !== kind || meta || open.meta) {
+          close();
+          open = { kind, id: `p${n++}`, meta };
+          chunks.push({ type: `${kind}-start`, id: open.id, ...(meta ? { providerMetadata: meta } : {}) });
+        }
         chunks.push({ type: `${kind}-delta`, id: open.id, delta: c.text ?? "" });
         continue;
       }
       close();
       if (c?.$type === "usage") continue; // in the metadata above
-      if (c?.$type === "functionCall")
-        chunks.push({ type: "tool-input-available", toolCallId: c.callId, toolName: c.name, input: c.arguments ?? {}, dynamic: true });
-      else if (c?.$type === "functionResult")
-        chunks.push({ type: "tool-output-available", toolCallId: c.callId, output: c.result ?? null, dynamic: true });
-      else chunks.push({ type: "data-content", data: c });
+      if (c?.$type === "functionCall") {
+        const meta = extras(c, ["$type", "callId", "name", "arguments"]);
+        chunks.push({ type: "tool-input-available", toolCallId: c.callId, toolName: c.name, input: c.arguments ?? {}, dynamic: true, ...(meta ? { providerMetadata: meta } : {}) });
+      } else if (c?.$type === "functionResult") {
+        const meta = extras(c, ["$type", "callId", "result"]);
+        chunks.push({ type: "tool-output-available", toolCallId: c.callId, output: c.result ?? null, dynamic: true, ...(meta ? { providerMetadata: meta } : {}) });
+      } else chunks.push({ type: "data-content", data: c });
     }
   }
   close();
@@ -79,17 +96,17 @@ function toWireMessage(m) {
   if (md.createdAt) out.createdAt = md.createdAt;
   if (md.agentId) out.agentId = md.agentId;
   if (md.additionalProperties) out.additionalProperties = md.additionalProperties;
+  for (const [k, v] of Object.entries(md)) if (!KNOWN_FIELDS.has(k)) out[k] = v; // unknown update members
   const contents = [];
   for (const p of m.parts) {
-    if (p.type === "text") contents.push({ $type: "text", text: p.text });
-    else if (p.type === "reasoning") contents.push({ $type: "reasoning", text: p.text });
+    if (p.type === "text") contents.push({ $type: "text", text: p.text, ...p.providerMetadata?.meai });
+    else if (p.type === "reasoning") contents.push({ $type: "reasoning", text: p.text, ...p.providerMetadata?.meai });
     else if (p.type === "dynamic-tool" || p.type.startsWith("tool-")) {
-      contents.push({ $type: "functionCall", callId: p.toolCallId, name: p.toolName ?? p.type.slice(5), arguments: p.input ?? {} });
-      if (p.state === "output-available") contents.push({ $type: "functionResult", callId: p.toolCallId, result: p.output });
-      else if (p.state === "output-error") contents.push({ $type: "functionResult", callId: p.toolCallId, result: p.errorText });
+      contents.push({ $type: "functionCall", callId: p.toolCallId, name: p.toolName ?? p.type.slice(5), arguments: p.input ?? {}, ...p.callProviderMetadata?.meai });
+      if (p.state === "output-available") contents.push({ $type: "functionResult", callId: p.toolCallId, result: p.output, ...p.resultProviderMetadata?.meai });
+      else if (p.state === "output-error") contents.push({ $type: "functionResult", callId: p.toolCallId, result: p.errorText, ...p.resultProviderMetadata?.meai });
     } else if (p.type === "data-content") contents.push(p.data);
   }
-  if (md.usage) contents.push({ $type: "usage", details: md.usage });
   out.contents = contents;
   return out;
 }
@@ -110,11 +127,19 @@ async function merge(updates, responseId) {
   for (const k of ["responseId", "createdAt", "agentId", "finishReason", "modelId", "conversationId", "continuationToken"])
     if (md[k] != null) resp[k] = md[k];
   if (responseId) resp.responseId = responseId;
+  if (md.usage) resp.usage = md.usage;
   resp.messages = messages.map(toWireMessage);
   return resp;
 }
 
 // ---- protocol plumbing (as conformance/testees/node-minimal, answers in request order) -----------
+// JSON text as SPEC W7 writes numbers: an integral double at or beyond 2^53, which JSON.stringify
+// writes as bare digits that are not its value (and may fall outside int64), gets an exponent.
+function toJson(value) {
+  const big = (v) => typeof v === "number" && Number.isFinite(v) && Math.abs(v) >= 2 ** 53;
+  return JSON.stringify(value, (_k, v) => big(v) ? `\u0000num:${v.toExponential()}` : v)
+    .replace(/"\\u0000num:([^"]+)"/g, "$1");
+}
 let chain = Promise.resolve();
 async function answer(line) {
   let req;
@@ -131,5 +156,5 @@ async function answer(line) {
 }
 createInterface({ input: process.stdin, crlfDelay: Infinity }).on("line", (line) => {
   if (!line.trim()) return;
-  chain = chain.then(() => answer(line)).then((reply) => { if (reply) process.stdout.write(JSON.stringify(reply) + "\n"); });
+  chain = chain.then(() => answer(line)).then((reply) => { if (reply) process.stdout.write(toJson(reply) + "\n"); });
 });
