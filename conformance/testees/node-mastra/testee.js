@@ -37,6 +37,7 @@ const MODE = process.env.TURNSTILE_MASTRA_MODE || "plain";
 if (!["plain", "careful"].includes(MODE)) throw new Error(`TURNSTILE_MASTRA_MODE=${MODE}: plain or careful`);
 const CAREFUL = MODE === "careful";
 const RESOURCE = "turnstile-user";
+const QUIET_MS = 250; // careful: storage silent this long after a durable run's stream ended = done
 
 // ---- messages: AI SDK prompt / Mastra memory <-> Microsoft.Extensions.AI ChatMessage wire JSON -----
 const toolOutput = (o) => o?.type === "json" || o?.type === "text" ? o.value : o?.type === "error-text" || o?.type === "error-json" ? o.value : o;
@@ -139,6 +140,9 @@ const harnessTool = ({ name, description }) => createTool({
 
 // ---- storage: LibSQL in the store; its writes reported as commit notices -------------------------
 const WRITES = /^(save|update|persist|delete|create|upsert|insert|batch|clear|set)/;
+// storage writes in flight and the time the last one began (careful: the durable agent's workflow
+// goes on writing after its stream ends; the answer waits until storage has been quiet a while)
+const writes = { inFlight: 0, lastStart: 0 };
 function announceWrites(domainName, domain) {
   const names = new Set();
   for (let p = domain; p && p !== Object.prototype; p = Object.getPrototypeOf(p)) Object.getOwnPropertyNames(p).forEach((n) => names.add(n));
@@ -146,10 +150,13 @@ function announceWrites(domainName, domain) {
     if (!WRITES.test(n) || typeof domain[n] !== "function" || n === "setupPragmaSettings") continue;
     const original = domain[n].bind(domain), what = `${domainName}.${n} (Mastra's LibSQLStore)`;
     domain[n] = async (...args) => {
-      await world({ commit: "before", what });
-      const result = await original(...args);
-      await world({ commit: "after", what });
-      return result;
+      writes.inFlight++; writes.lastStart = Date.now();
+      try {
+        await world({ commit: "before", what });
+        const result = await original(...args);
+        await world({ commit: "after", what });
+        return result;
+      } finally { writes.inFlight--; }
     };
   }
 }
@@ -182,7 +189,8 @@ async function finished(started, agent) {
   const out = await r.output.getFullOutput();
   const settled = async () => !(await agent.listActiveRuns({})).runs.some((run) => run.runId === r.runId)
     && (out.finishReason !== "suspended" || (await agent.listSuspendedRuns({})).runs.some((run) => run.runId === r.runId));
-  while (!(await settled())) await new Promise((ok) => setTimeout(ok, 10));
+  const quiet = () => writes.inFlight === 0 && Date.now() - writes.lastStart > QUIET_MS;
+  while (!(await settled()) || !quiet()) await new Promise((ok) => setTimeout(ok, 10));
   r.cleanup?.();
   return out;
 }
