@@ -151,7 +151,10 @@ async function postgresSaver(store) {
     }
   } finally { await client.end(); }
   const url = admin.replace(/\/[^/?]*(\?|$)/, `/${name}$1`); // the same server, the store's database
-  const saver = new (notifying(PostgresSaver))(new pg.Pool({ connectionString: url, max: 4 }));
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  // pg's documented duty: an idle client's error (the server ended it) is emitted on the pool
+  pool.on("error", (e) => process.stderr.write(`node-langgraph: idle PostgreSQL client: ${e.message}\n`));
+  const saver = new (notifying(PostgresSaver))(pool);
   await saver.setup();
   return saver;
 }
@@ -178,7 +181,11 @@ async function buildGraph(store, tools) {
 let engine = { key: null, graph: null };
 async function graphFor(req) {
   const key = JSON.stringify([req.store, req.tools || []]);
-  if (engine.key !== key) engine = { key, graph: await buildGraph(req.store, req.tools || []) };
+  if (engine.key !== key) {
+    await engine.checkpointer?.end?.(); // PostgresSaver: close the previous store's pool before its database may go
+    const graph = await buildGraph(req.store, req.tools || []);
+    engine = { key, graph, checkpointer: graph.checkpointer };
+  }
   return engine.graph;
 }
 
