@@ -215,7 +215,9 @@ async function resume(req) {
   }
   if ("read" in a) {
     const memory = await e.agent.getMemory();
-    const { messages } = await memory.recall({ threadId: req.thread, resourceId: RESOURCE, perPage: false });
+    // a thread that was never saved is an empty conversation (recall throws "No thread found")
+    const { messages } = await memory.getThreadById({ threadId: req.thread })
+      ? await memory.recall({ threadId: req.thread, resourceId: RESOURCE, perPage: false }) : { messages: [] };
     if (process.env.TURNSTILE_MASTRA_DUMP) process.stderr.write(JSON.stringify(messages, null, 1) + "\n");
     return { status: (await suspendedRuns(e, req)).length ? "waiting" : "idle", messages: messages.flatMap(storedToWire) };
   }
