@@ -17,10 +17,11 @@
 //            window), `generate()`, a suspended run found with `listSuspendedRuns` and continued with
 //            `resumeGenerate`; a user message while a run is suspended starts a new generate();
 //            recovery only reports a suspended run.
-//   careful  the durable agent (`createDurableAgent`, `@mastra/core/agent/durable`: the agentic loop
-//            runs inside a workflow whose snapshots, `running` ones included, are persisted), the whole
-//            thread in context (`lastMessages: Number.MAX_SAFE_INTEGER`), recovery with the documented
-//            `recoverActiveRuns()` for runs a crash left `running`, suspended runs resumed as above.
+//   careful  the durable agent (`durable` on the agent config, as createDurableAgent: the agentic loop
+//            runs inside a workflow whose snapshots, `running` ones included, are persisted), messages
+//            saved after every step (`savePerStep`), the whole thread in context (`lastMessages:
+//            Number.MAX_SAFE_INTEGER`), recovery with `recover()` for each run `listActiveRuns()` finds
+//            (what `recoverActiveRuns()` does, observable), suspended runs resumed with `resume()`.
 import { readFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { Mastra } from "@mastra/core";
@@ -179,7 +180,8 @@ async function engineFor(req) {
   return engine;
 }
 
-const options = (req) => ({ memory: { thread: req.thread, resource: RESOURCE }, maxSteps: 100, ...(CAREFUL ? { closeOnSuspend: true } : {}) });
+// careful: messages saved after every step (`savePerStep`, reference-agents-generate.md), not at the end
+const options = (req) => ({ memory: { thread: req.thread, resource: RESOURCE }, maxSteps: 100, ...(CAREFUL ? { closeOnSuspend: true, savePerStep: true } : {}) });
 // careful: a durable run is a stream; its full output says how it ended
 // and, for the answer to be the last line, the workflow that runs it must have finished writing: wait
 // until the run is no longer among the agent's active (`running`) runs
