@@ -11,7 +11,7 @@
 #
 # With CASES (a comma-separated list of --cases globs) only those cases are swept: the short twin
 # in `bazel test //...` takes four cases that hold tools, signals and restarts; the full sweep
-# (about 9 minutes) is //ci:long_tests' certify_resume_alternatives_long_test. The four cases
+# (about 9 minutes, run before a release) is certify_resume_alternatives_long_test. The four cases
 # include Resume.U2.turn_with_two_tools, where resume-alt-files redoes a tool after a kill (U7).
 #
 #   usage: certify_resume_alternatives_test.sh TURNSTILE EVENTLOG_TESTEE_PY FILES_TESTEE_JS [CASES]
