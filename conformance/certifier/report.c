@@ -461,6 +461,7 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
             ts_buf_appendf(&b, ",\"level\":\"%s\",\"message\":",
                            info && info->level == TS_LEVEL_RECOMMENDED ? "Recommended" : "Required");
             json_str(&b, r->findings.items[k].message);
+            ts_gate_class_json(&b, ctx ? ctx->expected : NULL, r->c->id, r->findings.items[k].rule);
             ts_buf_append_char(&b, '}');
         }
         ts_buf_append_char(&b, ']');

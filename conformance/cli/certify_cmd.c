@@ -396,7 +396,7 @@ static int report(const certify_args *a, ts_certification *result, const char *a
     ts_buf_init(&after);
     printed_commands(a, argv0, result->suite, &before, &after);
     ts_report_context ctx = {before.data ? before.data : "turnstile certify", after.data ? after.data : "", NULL, NULL,
-                             a->expected_path};
+                             a->expected_path, NULL};
     ts_gate_counts gate;
     char *gate_text = NULL;
     size_t gate_len = 0;
@@ -416,6 +416,7 @@ static int report(const certify_args *a, ts_certification *result, const char *a
         ts_buf_free(&rewrite);
         ctx.gate = &gate;
         ctx.gate_text = gate_text;
+        ctx.expected = expected;
     }
     FILE *text = o->json.stream == stdout || o->junit.stream == stdout || o->list.stream == stdout ? stderr : stdout;
     ts_report_text(text, result, &ctx, a->verbose);
