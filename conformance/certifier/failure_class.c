@@ -77,12 +77,13 @@ static bool parse_item(cursor *c, ts_failure_class *item) {
     if (kind < 0) return fail(c, start, "the kind must be library-defect, documented or integration, not", c->line + start, len);
     item->kind = (ts_failure_kind)kind;
     if (!next_token(c, &start, &len))
-        return fail(c, start, kind == TS_FAILURE_DOCUMENTED ? "documented needs the link to the documentation (http(s)://...)"
+        return fail(c, start, kind == TS_FAILURE_DOCUMENTED ? "documented needs a link (http(s)://...) or PATH:LINE"
                               : kind == TS_FAILURE_LIBRARY_DEFECT ? "library-defect needs the library's source line (PATH:LINE)"
                                                                    : "integration needs the adapter's line (PATH:LINE)", NULL, 0);
     const char *w = c->line + start;
     bool link = (len > 8 && !strncmp(w, "https://", 8)) || (len > 7 && !strncmp(w, "http://", 7));
-    if (kind == TS_FAILURE_DOCUMENTED && !link) return fail(c, start, "documented needs a link (http(s)://...), got", w, len);
+    if (kind == TS_FAILURE_DOCUMENTED && !link && !source_line(w, len))
+        return fail(c, start, "documented needs a link (http(s)://...) or the documented declaration as PATH:LINE, got", w, len);
     if (kind != TS_FAILURE_DOCUMENTED && !source_line(w, len))
         return fail(c, start, kind == TS_FAILURE_LIBRARY_DEFECT ? "library-defect needs the library's source as PATH:LINE, got"
                                                                  : "integration needs the adapter's line as PATH:LINE, got", w, len);

@@ -4,7 +4,8 @@
  * Owns: parsing and rendering the annotation. An entry's comment may end in
  *     # [free text;] class: KIND WHERE [FINDING] [; KIND WHERE [FINDING]]...
  * KIND is `library-defect` (WHERE: the library's source, PATH:LINE or PATH:LINE-LINE),
- * `documented` (WHERE: the link to the documentation that states the behaviour, http(s)://...) or
+ * `documented` (WHERE: the link to the documentation that states the behaviour, http(s)://..., or
+ * the documented declaration in the library's shipped source, PATH:LINE) or
  * `integration` (WHERE: the adapter's line, PATH:LINE[-LINE], a choice the application made that has
  * an alternative); FINDING names the finding of the engine's FINDINGS note (F4, say). The quote, the
  * alternative and the argument live in that note; the annotation is what a machine can count.

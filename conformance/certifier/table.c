@@ -176,8 +176,9 @@ static bool has_classes(const ts_table_column *column) {
 
 /* Per class, the cases with a finding of rule (rule.ptr NULL: the failing cases, by every failure
  * of theirs, a harness error by its outcome). */
-static void class_counts(const ts_table_column *column, ts_str rule, int64_t counts[CLASS_SLOTS]) {
+static void class_counts(const ts_table_column *column, ts_str rule, int64_t counts[CLASS_SLOTS], int64_t only[CLASS_SLOTS]) {
     memset(counts, 0, CLASS_SLOTS * sizeof *counts);
+    memset(only, 0, CLASS_SLOTS * sizeof *only);
     const ts_json *cases = ts_json_get(column->report, "cases");
     for (size_t i = 0; i < cases->u.a.count; i++) {
         const ts_json *kase = &cases->u.a.items[i], *findings = ts_json_get(kase, "findings");
@@ -192,7 +193,10 @@ static void class_counts(const ts_table_column *column, ts_str rule, int64_t cou
             bool required = ts_str_eq_cstr(ts_json_string(ts_json_get(f, "level")), "Required");
             if (rule.ptr ? ts_str_eq(id, rule) : required) kinds |= kinds_of(column, kase, f, id);
         }
-        for (int k = 0; k < CLASS_SLOTS; k++) counts[k] += (kinds >> k) & 1u;
+        for (int k = 0; k < CLASS_SLOTS; k++) {
+            counts[k] += (kinds >> k) & 1u;
+            only[k] += kinds == 1u << k; /* every failure of the case is of this class */
+        }
     }
 }
 
@@ -207,11 +211,11 @@ static void class_brief(const int64_t counts[CLASS_SLOTS], char *out, size_t siz
 /* A failing cell's classes, " lib 3 · int 2" (static storage: used before the next call), or "". */
 static const char *cell_classes(const ts_table_column *column, ts_str rule) {
     static char text[120];
-    int64_t counts[CLASS_SLOTS];
+    int64_t counts[CLASS_SLOTS], only[CLASS_SLOTS];
     text[0] = ' ';
     text[1] = '\0';
     if (!has_classes(column)) return "";
-    class_counts(column, rule, counts);
+    class_counts(column, rule, counts, only);
     class_brief(counts, text + 1, sizeof text - 1);
     return text;
 }
@@ -219,11 +223,13 @@ static const char *cell_classes(const ts_table_column *column, ts_str rule) {
 /* "Failing cases by class: ..." for a column whose classes are known (Markdown, or an HTML <p>). */
 static void by_class_line(FILE *out, const ts_table_column *column, bool html) {
     if (!has_classes(column)) return;
-    int64_t counts[CLASS_SLOTS];
-    class_counts(column, (ts_str){NULL, 0}, counts);
+    int64_t counts[CLASS_SLOTS], only[CLASS_SLOTS];
+    class_counts(column, (ts_str){NULL, 0}, counts, only);
     fputs(html ? "<p>Failing cases by class: " : "\nFailing cases by class: ", out);
     for (int k = 0; k < CLASS_SLOTS; k++) fprintf(out, "%s%s %lld", k ? ", " : "", class_labels[k], (long long)counts[k]);
-    fputs(html ? " (a case with failures of two classes counts in both).</p>\n" : " (a case with failures of two classes counts in both).\n", out);
+    fputs(" (a case with failures of two classes counts in both); by that class alone: ", out);
+    for (int k = 0; k < CLASS_SLOTS; k++) fprintf(out, "%s%s %lld", k ? ", " : "", class_short[k], (long long)only[k]);
+    fputs(html ? ".</p>\n" : ".\n", out);
 }
 
 /* Every rule any report judged, in the order the first report that has it lists it. */
