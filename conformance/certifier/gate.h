@@ -10,7 +10,10 @@
  * pattern stays expected while it matches a failure); an entry naming no case of the suite (or no
  * rule) is stale. Entries about cases outside the run's selection (--cases, --rules) or set apart
  * by --platform are neither. A list is a user's file: at most TS_EXPECTED_MAX_BYTES, lines of at
- * most TS_EXPECTED_MAX_LINE bytes, no NUL byte; anything else is refused naming FILE:LINE.
+ * most TS_EXPECTED_MAX_LINE bytes, no NUL byte; anything else is refused naming FILE:LINE. An
+ * entry's comment may say whose failure it is (failure_class.h: `# class: library-defect PATH:LINE
+ * F4`), refused naming FILE:LINE:COLUMN when malformed; certify's JSON report carries the class on
+ * each finding the entry covers, and `turnstile report --classes` counts failing cases by class.
  */
 #ifndef TURNSTILE_CONFORMANCE_CERTIFIER_GATE_H
 #define TURNSTILE_CONFORMANCE_CERTIFIER_GATE_H
