@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conformance/certifier/pipelining_report.h"
 #include "core/json/buf.h"
 #include "core/json/codec.h"
 
@@ -317,6 +318,7 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
         if (points[4]) fprintf(out, ", %ld power losses not made", points[4]);
         fputc('\n', out);
     }
+    if (!c->harness_failure[0]) ts_pipelining_report_text(out, c);
     if (ctx && ctx->gate_text && *ctx->gate_text) fputs(ctx->gate_text, out);
     if (ctx && ctx->gate) {
         const ts_gate_counts *g = ctx->gate;
@@ -389,6 +391,7 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
         ts_buf_append_str(&b, ",\"durability\":");
         json_str(&b, c->testee_durability);
     }
+    ts_pipelining_report_json(&b, c);
     ts_buf_appendf(&b, ",\"restarts\":%d}", c->restarts);
     const char *nemesis;
     long points[5];
@@ -458,6 +461,7 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
             ts_buf_appendf(&b, ",\"level\":\"%s\",\"message\":",
                            info && info->level == TS_LEVEL_RECOMMENDED ? "Recommended" : "Required");
             json_str(&b, r->findings.items[k].message);
+            ts_gate_class_json(&b, ctx ? ctx->expected : NULL, r->c->id, r->findings.items[k].rule);
             ts_buf_append_char(&b, '}');
         }
         ts_buf_append_char(&b, ']');

@@ -49,6 +49,7 @@ typedef struct sweep {
     ts_buf failing;          /* [{"point":P,...,"rules":[...]}...]: every failing kill run */
     long kept, omitted, passing, runs, unreached;
     long unmade;             /* power-loss runs whose crash state could not be made */
+    long unsettled;          /* kill runs of a pipelining case whose kill was not settled first */
     char unmade_why[300];
     ts_findings all;
 } sweep;
@@ -119,8 +120,19 @@ static void kill_sweep(sweep *s, const ts_kill_plan *plans, size_t count, ts_cas
             s->passing++;
         }
         if (local.count) append_failing(&s->failing, &plans[i], &local);
-        for (size_t k = 0; k < local.count; k++)
-            ts_findings_add_named(&s->all, local.items[k].rule, local.items[k].named, "%s", local.items[k].message);
+        ts_case_pipelining pipelining;
+        ts_case_world_pipelining(s->world, &pipelining);
+        bool unsettled = pipelining.lines && ts_case_world_unsettled_kill(s->world);
+        s->unsettled += unsettled;
+        char note[200] = "";
+        if (unsettled)
+            snprintf(note, sizeof note, " (the testee pipelines its world calls and this kill was not settled first: the "
+                     "redo may be the kill's timing; certify with --kill-settle %ld)", pipelining.kill_settle_ms);
+        for (size_t k = 0; k < local.count; k++) {
+            bool u7 = !strcmp(local.items[k].rule, "U7") || !strcmp(local.items[k].named, "U7");
+            ts_findings_add_named(&s->all, local.items[k].rule, local.items[k].named, "%s%s", local.items[k].message,
+                                  u7 ? note : "");
+        }
         s->all.suppressed += local.suppressed;
         ts_findings_free(&local);
     }
@@ -206,6 +218,12 @@ static void close_history(sweep *s, size_t planned, size_t merged) {
         ts_codec_write_string(h, ts_str_from(ts_nemesis_warnings(s->nemesis)));
         ts_buf_append_char(h, ',');
     }
+    ts_case_pipelining p;
+    ts_case_world_pipelining(s->world, &p);
+    if (p.lines)
+        ts_buf_appendf(h, "\"pipelining\":{\"lines\":%ld,\"slowestStepMs\":%.1f,\"killSettleMs\":%ld,\"settledKillRuns\":%ld,"
+                          "\"unsettledKillRuns\":%ld},", p.lines, p.slowest_step_seconds * 1000, p.kill_settle_ms, p.settled_kills,
+                       s->unsettled);
     ts_buf_append_str(h, "\"failingKillPoints\":[");
     ts_buf_append(h, s->failing.data, s->failing.len);
     ts_buf_append_str(h, "]}");
