@@ -157,7 +157,8 @@ static void put_clean(FILE *out, const char *s, bool keep_newlines) {
 
 
 /* The durability a certification's resume cases show (SPEC §6.4): "none" when some case breaks
- * U9, "process-crash" when one breaks U11 or ran without power loss, "power-loss" otherwise;
+ * U9, "process-crash" when one breaks U11 (other than by a tool re-run, U11 naming U7: that grades
+ * the tools, not what survives of the answered actions) or ran without power loss, "power-loss" otherwise;
  * NULL when no resume case was judged. Sums their points into the counts given. */
 static const char *durability_level(const ts_certification *c, const char **nemesis, long counts[5]) {
     bool any = false, u9 = false, u11 = false, all_power = true;
@@ -169,7 +170,8 @@ static const char *durability_level(const ts_certification *c, const char **neme
         any = true;
         for (size_t k = 0; k < r->findings.count; k++) {
             u9 |= strcmp(r->findings.items[k].rule, "U9") == 0;
-            u11 |= strcmp(r->findings.items[k].rule, "U11") == 0;
+            const ts_finding *f = &r->findings.items[k];
+            u11 |= strcmp(f->rule, "U11") == 0 && !(f->named && strcmp(f->named, "U7") == 0);
         }
         ts_arena arena;
         ts_arena_init(&arena);

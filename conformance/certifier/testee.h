@@ -99,6 +99,12 @@ void ts_testee_converse(ts_testee *t, const char *request, size_t len, ts_line_h
  * of silence at least). The caller (the case's world) sets it from the pipelining it saw. No-op
  * in-process. */
 void ts_testee_set_auto_settle(ts_testee *t, double quiet_seconds);
+
+/* Inside ts_testee_converse's on_line: whether the line it is handed was written before the testee
+ * read the reply to the line before it (a pipelined world call, PROTOCOL.md): such a line cannot
+ * depend on that reply. Seen as testee_converse.c's wrote_ahead sees it (no false positive; a race
+ * may hide one). Always false in-process. */
+bool ts_testee_line_pipelined(const ts_testee *t);
 #define TS_TESTEE_AUTO_SETTLE_MIN 0.2
 
 /* The clock deadlines are read on: CLOCK_MONOTONIC, in seconds. */

@@ -43,6 +43,8 @@ static void settle(ts_testee *t, double seconds) {
 
 void ts_testee_set_auto_settle(ts_testee *t, double quiet_seconds) { t->auto_settle = quiet_seconds > 0 ? quiet_seconds : 0; }
 
+bool ts_testee_line_pipelined(const ts_testee *t) { return t->line_pipelined; }
+
 /* Has the child written more than the line just handed out, before it was sent that line's reply?
  * (Bytes already read past it, or waiting on its stdout.) A pipelined world call, PROTOCOL.md; so is
  * a line that comes while the reply to the last one still sits unread in the child's stdin. Neither
@@ -86,6 +88,7 @@ static void converse_child(ts_testee *t, const char *request, size_t len, ts_lin
     long pipelined = 0;
     double slowest = 0;
     bool settled = false;
+    t->line_pipelined = false;
     ts_testee_call_child(t, request, len, line, result, true);
     while (result->status == TS_CALL_ANSWERED) {
         ts_buf_reset(reply);
@@ -107,9 +110,11 @@ static void converse_child(ts_testee *t, const char *request, size_t len, ts_lin
         double sent = ts_testee_now_seconds();
         ts_testee_call_child(t, reply->data ? reply->data : "", reply->len, line, result, false);
         bool answered = result->status == TS_CALL_ANSWERED;
-        pipelined += ahead || (answered && !replies_read(t)); /* or it came while the reply sat unread */
+        t->line_pipelined = ahead || (answered && !replies_read(t)); /* or it came while the reply sat unread */
+        pipelined += t->line_pipelined;
         if (answered && ts_testee_now_seconds() - sent > slowest) slowest = ts_testee_now_seconds() - sent;
     }
+    t->line_pipelined = false;
     result->pipelined_lines = pipelined;
     result->slowest_step_seconds = slowest;
     result->settled_kill = settled;

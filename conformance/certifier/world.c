@@ -225,6 +225,7 @@ static void answer_tool(ts_case_world *w, ts_str name, ts_buf *reply) {
 /* Records a world call as point p (the event is left open for its reply). */
 static void record_call(ts_case_world *w, long p, const ts_json *v, const ts_json *messages, ts_str call, ts_str commit) {
     ts_buf_appendf(&w->events, "%s{\"point\":%ld", w->events.len ? "," : "", p);
+    if (ts_testee_line_pipelined(w->testee)) ts_buf_append_str(&w->events, ",\"pipelined\":true");
     if (ts_str_eq_cstr(call, "model")) {
         ts_buf_append_str(&w->events, ",\"model\":");
         ts_codec_write(&w->events, messages, TS_WRITE_COMPACT);

@@ -50,6 +50,8 @@ typedef struct run_judge {
     char kill_what[160];
     char crash[200];           /* a power-loss run: its crash state and what it lost ("" a killed process) */
     bool power_loss_claimed;   /* the testee claims power-loss durability: U11 findings are U9's */
+    long killed_as;            /* a power-loss run: the killed-process run that is its kill ("killedAs"), or 0 */
+    ts_resume_judge *owner;    /* the case's judge: what earlier runs of the case re-ran */
     bool stopped;
 } run_judge;
 
@@ -296,9 +298,14 @@ static void on_answer(run_judge *j, const ts_json *answer, size_t event, bool la
  * after their reply and up to the engine's next protocol point, the store operations between
  * included, may re-run them. A commit notice "before" does not close it: the commit it announces
  * is what records the call, so its window runs to that commit's "after" (a kill in the middle of
- * the write that records a call cannot be anything but at-least-once). */
+ * the write that records a call cannot be anything but at-least-once). Nor does a pipelined line
+ * (written before the engine read the reply to the line before it): it cannot depend on a reply
+ * it had not read, so the engine's next point after the reply is a later one (a false alarm on
+ * pipelined engines otherwise: every kill after a reply was outside the window). */
 static void close_windows(run_judge *j, const ts_json *ev, long p) {
     if (ts_str_eq_cstr(ts_json_string(ts_json_get(ev, "commit")), "before")) return;
+    const ts_json *pipelined = ts_json_get(ev, "pipelined");
+    if (pipelined && pipelined->kind == TS_JSON_TRUE) return;
     for (size_t i = 0; i < j->x->assistant_count; i++)
         for (size_t c = 0; c < j->x->assistants[i].call_count; c++) {
             invocations *inv = &j->calls[i][c];
@@ -376,6 +383,9 @@ static void judge_events(run_judge *j, const ts_json *events, const char *case_r
 }
 
 /* U6 (runs without a kill) and U7 (killed runs): how often each call ran. */
+static bool rerun_seen(const ts_resume_judge *judge, long point, size_t assistant, size_t call);
+static void rerun_note(ts_resume_judge *judge, long point, size_t assistant, size_t call);
+
 static void judge_invocations(run_judge *j) {
     const ts_expected *x = j->x;
     for (size_t i = 0; i < x->assistant_count; i++)
@@ -403,8 +413,12 @@ static void judge_invocations(run_judge *j) {
             bool allowed = false; /* the kill fell inside it, or before the engine's next protocol point after it */
             for (size_t k = 0; k < inv->count && k < MAX_INVOCATIONS; k++)
                 allowed |= j->kill_point >= inv->points[k] && (!inv->window_end[k] || j->kill_point <= inv->window_end[k]);
-            if (inv->count > 1 + (size_t)allowed)
-                ts_findings_add(j->f, "U7", "at-least-once: call %.*s of assistant message %zu ran %zu times after a "
+            if (inv->count <= 1 + (size_t)allowed) continue;
+            /* A power loss re-ran it as the kill alone did: the engine's at-least-once, reported
+             * with that kill, not a result that was not durable (U11). */
+            if (j->crash[0] && rerun_seen(j->owner, j->killed_as, i, p)) continue;
+            if (!j->crash[0]) rerun_note(j->owner, j->kill_point, i, p);
+            ts_findings_add(j->f, "U7", "at-least-once: call %.*s of assistant message %zu ran %zu times after a "
                                 "kill at point %ld (%s)%s", id_len, c->call_id.ptr, i, inv->count, j->kill_point, j->kill_what,
                                 resubmitted);
         }
@@ -452,7 +466,28 @@ struct ts_resume_judge {
     bool has_baseline;
     size_t runs;
     bool power_loss_claimed;
+    struct rerun { long point; size_t assistant, call; } *reruns; /* U7 re-runs of killed-process runs */
+    size_t rerun_count, rerun_cap;
 };
+
+static bool rerun_seen(const ts_resume_judge *judge, long point, size_t assistant, size_t call) {
+    for (size_t k = 0; judge && point > 0 && k < judge->rerun_count; k++)
+        if (judge->reruns[k].point == point && judge->reruns[k].assistant == assistant && judge->reruns[k].call == call)
+            return true;
+    return false;
+}
+
+/* Out of memory: not noted, and a power loss at that point reports the re-run as U11 (over-reports). */
+static void rerun_note(ts_resume_judge *judge, long point, size_t assistant, size_t call) {
+    if (!judge || rerun_seen(judge, point, assistant, call)) return;
+    if (judge->rerun_count == judge->rerun_cap) {
+        size_t cap = judge->rerun_cap ? judge->rerun_cap * 2 : 16;
+        struct rerun *grown = realloc(judge->reruns, cap * sizeof *grown);
+        if (!grown) return;
+        judge->reruns = grown, judge->rerun_cap = cap;
+    }
+    judge->reruns[judge->rerun_count++] = (struct rerun){point, assistant, call};
+}
 
 void ts_resume_judge_claim(ts_resume_judge *judge, const char *durability) {
     judge->power_loss_claimed = durability && strcmp(durability, "power-loss") == 0;
@@ -479,6 +514,7 @@ void ts_resume_judge_free(ts_resume_judge *judge) {
     if (!judge) return;
     ts_arena_free(&judge->arena);
     ts_buf_free(&judge->baseline);
+    free(judge->reruns);
     free(judge);
 }
 
@@ -544,8 +580,11 @@ bool ts_resume_judge_run(ts_resume_judge *judge, const ts_json *run, ts_findings
     bool ok = run_judge_init(&j, judge->scenario, &judge->x, &arena, &local);
     j.kill_point = kill && kill->kind == TS_JSON_INT ? (long)kill->u.i : 0;
     j.power_loss_claimed = judge->power_loss_claimed;
+    j.owner = judge;
     const ts_json *crash = ts_json_get(run, "crash");
     if (crash && j.kill_point) {
+        const ts_json *as = ts_json_get(crash, "killedAs");
+        j.killed_as = as && as->kind == TS_JSON_INT ? (long)as->u.i : 0;
         ts_str state = ts_json_string(ts_json_get(crash, "state")), description = ts_json_string(ts_json_get(crash, "description"));
         snprintf(j.crash, sizeof j.crash, "%.40s%s%.150s", state.ptr ? state.ptr : "?", description.ptr ? ": " : "",
                  description.ptr ? description.ptr : "");

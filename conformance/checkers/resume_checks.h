@@ -30,8 +30,10 @@
  *    "detail": TEXT}
  *                                            the last action drew no answer (harness verdict)
  *
- * A run may also carry "crash": {"state": NAME, "description": TEXT}: it was a power loss (the
- * store replaced by that crash state, conformance/nemesis/fsmodel.h), and the history
+ * A run may also carry "crash": {"state": NAME, "description": TEXT, "killedAs": POINT}: it was a
+ * power loss (the store replaced by that crash state, conformance/nemesis/fsmodel.h); killedAs
+ * names the killed-process run that is the same kill (a call that run re-ran too is its U7, not
+ * a durability finding: the judge remembers what each killed-process run re-ran), and the history
  * "durability": what the testee claims (hello).
  *
  * Findings of a killed run are reported under U9 (crash equivalence), naming the rule they
