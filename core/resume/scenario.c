@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/json/assert.h"
 #include "core/json/timestamp.h"
 
 static bool fail(ts_error *err, const char *path, const char *what) {
@@ -224,6 +225,108 @@ bool ts_scenario_actions(const ts_scenario *scenario, ts_arena *arena, ts_scenar
     }
     *out = actions;
     *count = n;
+    return true;
+}
+
+/* ------------------------------------------------ playing the scenario as a resume case ---- */
+
+typedef struct played_call {
+    ts_str call_id;
+    size_t answer;      /* the llm answer that asked for it */
+} played_call;
+
+typedef struct resume_play {
+    const ts_scenario *scenario;
+    played_call *pending;   /* async calls asked for and not completed */
+    size_t pending_count;
+    size_t next_answer;     /* how many model answers the loop has used */
+    bool overrun;           /* the loop asked for more answers than llm holds */
+} resume_play;
+
+static const ts_json *tool_calls_of(const ts_scenario *scenario, size_t answer) {
+    const ts_json *calls = ts_json_get(&scenario->llm[answer], "toolCalls");
+    return calls && calls->kind == TS_JSON_ARRAY ? calls : NULL;
+}
+
+/* SPEC §6.1's loop from a user message or the last result: the model answers until an answer
+ * asks for nothing or leaves an async call pending (a synchronous call's result follows at once). */
+static void play_loop(resume_play *p) {
+    const ts_scenario *sc = p->scenario;
+    for (;;) {
+        if (p->next_answer >= sc->llm_count) {
+            p->overrun = true;
+            return;
+        }
+        size_t answer = p->next_answer++;
+        const ts_json *calls = tool_calls_of(sc, answer);
+        size_t n = calls ? calls->u.a.count : 0;
+        for (size_t i = 0; i < n; i++) {
+            const ts_json *call = &calls->u.a.items[i];
+            const ts_tool_script *tool = ts_scenario_tool(sc, ts_json_string(ts_json_get(call, "name")));
+            if (tool && tool->async)
+                p->pending[p->pending_count++] = (played_call){ts_json_string(ts_json_get(call, "callId")), answer};
+        }
+        if (p->pending_count || n == 0) return;
+    }
+}
+
+/* The index of call_id among the pending calls, or pending_count when it is not pending. */
+static size_t pending_index(const resume_play *p, ts_str call_id) {
+    size_t i = 0;
+    while (i < p->pending_count && !ts_str_eq(p->pending[i].call_id, call_id)) i++;
+    return i;
+}
+
+/* A complete every engine reads the same way: its call is pending, and no async call asked
+ * before it by the same answer still is (an engine may run one answer's calls one at a time). */
+static bool completes_in_order(const resume_play *p, ts_str call_id) {
+    size_t at = pending_index(p, call_id);
+    if (at == p->pending_count) return false;
+    const ts_json *calls = tool_calls_of(p->scenario, p->pending[at].answer);
+    for (size_t c = 0; calls && c < calls->u.a.count; c++) {
+        ts_str before = ts_json_string(ts_json_get(&calls->u.a.items[c], "callId"));
+        if (ts_str_eq(before, call_id)) break;
+        if (pending_index(p, before) < p->pending_count) return false;
+    }
+    return true;
+}
+
+static void play_complete(resume_play *p, ts_str call_id) {
+    size_t at = pending_index(p, call_id);
+    TS_ASSERT(at < p->pending_count); /* completes_in_order said it is pending */
+    p->pending[at] = p->pending[--p->pending_count];
+    if (p->pending_count == 0) play_loop(p);
+}
+
+bool ts_scenario_check_resume(const ts_scenario *scenario, ts_arena *arena, ts_error *err) {
+    for (size_t i = 0; i < scenario->event_count; i++)
+        if (scenario->events[i].kind == TS_EVENT_BRANCH) {
+            ts_error_set(err, "events[%zu]: a branch (an edit) is not part of resume cases", i);
+            return false;
+        }
+    size_t calls = 0; /* every answer is used once at most, so no more calls than these are ever pending */
+    for (size_t k = 0; k < scenario->llm_count; k++) {
+        const ts_json *asked = tool_calls_of(scenario, k);
+        calls += asked ? asked->u.a.count : 0;
+    }
+    resume_play p = {.scenario = scenario, .pending = ts_arena_calloc(arena, calls + 1, sizeof *p.pending)};
+    if (!p.pending) return ts_error_set(err, "out of memory"), false;
+    play_loop(&p); /* the input */
+    for (size_t i = 0; i < scenario->event_count; i++) {
+        const ts_event *ev = &scenario->events[i];
+        if (ev->kind == TS_EVENT_COMPLETE && !completes_in_order(&p, ev->call_id)) {
+            ts_error_set(err, "events[%zu]: completes %.*s, which is not pending then, or before an async call the same "
+                         "answer asked for earlier (engines may run one answer's calls one at a time)", i,
+                         (int)(ev->call_id.len > 60 ? 60 : ev->call_id.len), ev->call_id.ptr);
+            return false;
+        }
+        if (ev->kind == TS_EVENT_SIGNAL && p.pending_count == 0) play_loop(&p);
+        else if (ev->kind == TS_EVENT_COMPLETE) play_complete(&p, ev->call_id);
+    }
+    if (p.overrun) {
+        ts_error_set(err, "llm: the loop needs more than the %zu scripted model answers", scenario->llm_count);
+        return false;
+    }
     return true;
 }
 
