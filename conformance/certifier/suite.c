@@ -89,7 +89,7 @@ static bool fail(ts_error *err, const char *path, const char *message) {
     if (n >= sizeof err->path) n = sizeof err->path - 1; /* keep the end: it names the file */
     memcpy(err->path, path + strlen(path) - n, n);
     err->path[n] = '\0';
-    ts_error_set(err, "%s", message);
+    ts_error_set(err, TS_ERR_INPUT, "%s", message);
     return false;
 }
 

@@ -247,7 +247,7 @@ static bool add_usage(ts_expect_builder *b, const ts_json *content) {
     if (details && !(details = keep_json(b, details))) return false; /* the sum keeps its keys and values */
     ts_error ignored;
     if (ts_usage_add(&b->out.usage, details, &ignored)) return true;
-    if (strstr(ignored.message, "out of memory")) return false;
+    if (ignored.code == TS_ERR_NOMEM) return false;
     b->out.usage_overflows = true;
     return true;
 }

@@ -151,7 +151,7 @@ static int feed_stream(const char *path, size_t max_input, ts_merge_check *check
     ts_update_reader_close(reader);
     if (file != stdin) fclose(file);
     char message[700];
-    if (!reader || !fed || (got < 0 && strstr(err.message, "out of memory"))) {
+    if (!reader || !fed || (got < 0 && err.code == TS_ERR_NOMEM)) {
         fprintf(stderr, "turnstile check: %s: out of memory\n", name);
         status = TS_EXIT_FAILURE;
     } else if (over_bound) {
@@ -160,7 +160,7 @@ static int feed_stream(const char *path, size_t max_input, ts_merge_check *check
     } else if (got < 0 || count == 0) {
         if (count == 0 && got == 0) {
             ts_error_clear(&err);
-            ts_error_set(&err, "the stream holds no update (an empty input, or only empty arrays)");
+            ts_error_set(&err, TS_ERR_INPUT, "the stream holds no update (an empty input, or only empty arrays)");
         }
         ts_error_format(&err, name, message, sizeof message);
         fprintf(stderr, "turnstile check: %s\n", message);
