@@ -30,7 +30,7 @@
 
 #include "conformance/certifier/gate.h"
 #include "conformance/certifier/suite.h"
-#include "conformance/checkers/checks.h"
+#include "conformance/checkers/merge/checks.h"
 #include "core/json/codec.h"
 #include "core/merge/host.h"
 #include "core/merge/merger.h"

@@ -27,7 +27,7 @@
 
 #include "conformance/certifier/resume_run.h"
 #include "conformance/certifier/run.h"
-#include "conformance/checkers/resume_expect.h"
+#include "conformance/checkers/resume/resume_expect.h"
 #include "core/json/codec.h"
 #include "fuzz/finding_case.h"
 #include "fuzz/fuzz_testee.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conformance/checkers/checks.h"
+#include "conformance/checkers/merge/checks.h"
 #include "core/json/codec.h"
 
 void ts_oracle_fail(const char *what, const char *stream, size_t stream_len) {

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conformance/checkers/journal_checks.h"
+#include "conformance/checkers/journal/journal_checks.h"
 #include "conformance/testee/mutants.h"
 #include "core/json/codec.h"
 #include "core/resume/commit.h"

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conformance/checkers/resume_expect.h"
+#include "conformance/checkers/resume/resume_expect.h"
 #include "core/json/codec.h"
 #include "core/resume/scenario.h"
 #include "core/testing/unit.h"

@@ -1,6 +1,6 @@
 /* resume_run.c — a resume case's sweep and verdict; see resume_run.h. The world the runs play is
  * world.h's, where and how they are killed nemesis.h's; this file plans the kill runs from the
- * uninterrupted one, judges every run (conformance/checkers/resume_checks.h) and keeps the
+ * uninterrupted one, judges every run (conformance/checkers/resume/resume_checks.h) and keeps the
  * history. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "conformance/certifier/resume_run.h"
@@ -13,8 +13,8 @@
 #include "conformance/certifier/nemesis.h"
 #include "conformance/certifier/resume_stores.h"
 #include "conformance/certifier/world.h"
-#include "conformance/checkers/checks.h"
-#include "conformance/checkers/resume_checks.h"
+#include "conformance/checkers/merge/checks.h"
+#include "conformance/checkers/resume/resume_checks.h"
 #include "core/json/codec.h"
 
 enum { KEPT_FAILING_RUNS = 3 };

@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "conformance/certifier/report.h"
-#include "conformance/checkers/checks.h"
-#include "conformance/checkers/resume_checks.h"
+#include "conformance/checkers/merge/checks.h"
+#include "conformance/checkers/resume/resume_checks.h"
 #include "conformance/cli/cli.h"
 #include "core/json/codec.h"
 #include "core/merge/model.h"
