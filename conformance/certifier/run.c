@@ -9,6 +9,7 @@
 
 #include "conformance/certifier/resume_run.h"
 #include "conformance/checkers/merge/checks.h"
+#include "conformance/checkers/merge/host.h"
 #include "conformance/checkers/journal/journal_checks.h"
 #include "core/json/codec.h"
 #include "core/resume/journal.h"

@@ -4,6 +4,7 @@
 
 #include "conformance/certifier/report.h"
 #include "conformance/checkers/merge/checks.h"
+#include "conformance/checkers/merge/host.h"
 #include "conformance/checkers/resume/resume_checks.h"
 #include "conformance/cli/cli.h"
 #include "core/json/codec.h"
@@ -49,8 +50,7 @@ static int print_findings(const ts_findings *findings, ts_check_status status, c
     }
     size_t required = 0;
     for (size_t i = 0; i < findings->count; i++) {
-        const ts_rule_info *info = ts_rule_find(findings->items[i].rule);
-        bool is_required = !info || info->level == TS_LEVEL_REQUIRED;
+        bool is_required = ts_rule_fails(findings->items[i].rule);
         required += is_required;
         ts_buf message; /* findings quote what a testee wrote: no escape reaches the terminal */
         ts_buf_init(&message);

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "conformance/checkers/merge/checks.h"
+#include "conformance/checkers/findings.h"
 #include "core/json/buf.h"
 #include "core/json/canon.h"
 

@@ -3,7 +3,8 @@
  *
  * Four modules: reading the answer (journal_answer.c; a malformed one is reported under J2),
  * deriving the expected execution from the scenario (journal_sim.c), and one function per rule
- * comparing the two (J1-J6 here, J7-J12 in journal_rules.c). Nothing here calls
+ * comparing the two (J1-J6 here, J7-J12 in journal_rules.c), both over the judge's helpers
+ * (journal_judge.c). Which readings' findings fail is findings.h's policy. Nothing here calls
  * core/resume/engine.h or a store.
  */
 #include "conformance/checkers/journal/journal_checks.h"
@@ -11,39 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "conformance/checkers/merge/checks.h"
 #include "conformance/checkers/journal/journal_judge.h"
 #include "core/json/buf.h"
 #include "core/json/canon.h"
-
-size_t jc_entry_index(const judge *j, ts_str id) {
-    size_t at;
-    return id.ptr && ts_strmap_get(&j->entry_by_id, 0, id, &at) ? at : NO_INDEX;
-}
-
-size_t jc_task_index(const judge *j, ts_str key) {
-    size_t at;
-    return ts_strmap_get(&j->task_by_key, 0, key, &at) ? at : NO_INDEX;
-}
-
-bool jc_answer_path(judge *j, size_t leaf, size_t **out, size_t *count) {
-    size_t n = 0;
-    for (size_t at = leaf; at != NO_INDEX; at = jc_entry_index(j, j->answer->entries[at].parent_id)) {
-        if (++n > j->answer->entry_count) return false;
-        if (j->answer->entries[at].parent_id.ptr && jc_entry_index(j, j->answer->entries[at].parent_id) == NO_INDEX)
-            return false;
-    }
-    size_t *path = ts_arena_calloc(j->arena, n + 1, sizeof *path);
-    if (!path) {
-        j->out_of_memory = true;
-        return false;
-    }
-    size_t i = n;
-    for (size_t at = leaf; at != NO_INDEX; at = jc_entry_index(j, j->answer->entries[at].parent_id)) path[--i] = at;
-    *out = path;
-    *count = n;
-    return true;
-}
 
 /* ---- J1 ---- */
 
@@ -319,14 +290,6 @@ static void check_task_names(judge *j) {
 
 /* ---- J6 ---- */
 
-void jc_describe_sim_task(const sim_task *t, char *out, size_t max) {
-    if (t->llm_answer != NO_INDEX)
-        jc_format(out, max, "the LLM task answered by llm[%zu]", t->llm_answer);
-    else
-        jc_format(out, max, "the task of call \"%.*s\" (tool \"%.*s\")", (int)t->call_id.len, t->call_id.ptr,
-                    (int)t->kind.len, t->kind.ptr);
-}
-
 /* The answer task (not yet matched) that stands for sim task t under another name: for a tool
  * call, the task of that kind whose input names the same call id; for an LLM task, the one
  * whose input is the same value. NO_INDEX when none. */
@@ -452,15 +415,6 @@ static void judge_all(judge *j) {
     }
 }
 
-static size_t required_count(const ts_findings *f) {
-    size_t n = 0;
-    for (size_t i = 0; i < f->count; i++) {
-        const ts_rule_info *info = ts_rule_find(f->items[i].rule);
-        n += info && info->level == TS_LEVEL_REQUIRED;
-    }
-    return n;
-}
-
 /* Index maps of the answer (first occurrence of each entry id and task key). */
 static bool index_answer(const journal_answer *a, ts_strmap *entry_by_id, ts_strmap *task_by_key) {
     size_t first;
@@ -514,7 +468,7 @@ bool ts_check_journal(const ts_scenario *scenario, const ts_json *journal_answer
         j.arena = &arena;
         judge_all(&j);
         ok = !s.out_of_memory && !j.out_of_memory;
-        size_t have = required_count(&verdicts[r]), had = required_count(&verdicts[best]);
+        size_t have = ts_findings_failing(&verdicts[r]), had = ts_findings_failing(&verdicts[best]);
         if (r > 0 && (have < had || (have == had && verdicts[r].count < verdicts[best].count))) best = r;
     }
     for (size_t i = 0; i < verdicts[best].count; i++)
@@ -533,8 +487,7 @@ bool ts_check_journal_after_crash(const ts_scenario *scenario, const ts_json *jo
     ts_findings_init(&local);
     bool ok = ts_check_journal(scenario, journal_answer_json, &local);
     for (size_t i = 0; i < local.count; i++) {
-        const ts_rule_info *info = ts_rule_find(local.items[i].rule);
-        if (info && info->level == TS_LEVEL_REQUIRED && strcmp(info->id, "J13") != 0)
+        if (ts_rule_fails(local.items[i].rule) && strcmp(local.items[i].rule, "J13") != 0)
             ts_findings_add_named(findings, "J13", local.items[i].rule, "after a crash before commit %ld: [%s] %s",
                                   crash_before_commit, local.items[i].rule, local.items[i].message);
         else

@@ -1,6 +1,10 @@
 /* journal_judge.h — one judgement of a journal answer against one derivation, shared by the
  * journal checker modules: J1-J6 and the entry point in journal_checks.c, J7-J12 in
  * journal_rules.c. Nothing outside them includes it.
+ *
+ * Owns: the judge record, and the helpers every rule asks of it (journal_judge.c): answer
+ * entries and tasks by id and key, the answer's path to a leaf, a derived task described. The
+ * rules call down into these; journal_checks.c calls the rules; nothing calls back up.
  */
 #ifndef TURNSTILE_CONFORMANCE_CHECKERS_JOURNAL_JUDGE_H
 #define TURNSTILE_CONFORMANCE_CHECKERS_JOURNAL_JUDGE_H

@@ -1,7 +1,7 @@
 /* journal_rules.c — the reference profile's checkers J7-J12 (SPEC.md §6); see journal_judge.h. */
 #include <string.h>
 
-#include "conformance/checkers/merge/checks.h"
+#include "conformance/checkers/findings.h"
 #include "conformance/checkers/journal/journal_judge.h"
 #include "core/json/buf.h"
 #include "core/json/canon.h"

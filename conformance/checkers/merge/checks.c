@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conformance/checkers/merge/conservation.h"
 #include "conformance/checkers/merge/contents.h"
 #include "conformance/checkers/merge/expect.h"
 #include "conformance/checkers/merge/matching.h"
@@ -19,23 +20,6 @@
 #include "conformance/checkers/merge/order.h"
 #include "core/json/buf.h"
 #include "core/json/codec.h"
-
-void ts_check_excerpt(const ts_json *value, char *out, size_t max) {
-    ts_buf buf;
-    ts_buf_init(&buf);
-    if (!value) {
-        snprintf(out, max, "(absent)");
-    } else if (!ts_codec_write(&buf, value, TS_WRITE_COMPACT) || !buf.data) {
-        snprintf(out, max, "(unprintable)");
-    } else if (buf.len < max) {
-        memcpy(out, buf.data, buf.len + 1);
-    } else {
-        size_t cut = max > 4 ? max - 4 : 0;
-        while (cut > 0 && ((unsigned char)buf.data[cut] & 0xC0) == 0x80) cut--; /* a character boundary */
-        snprintf(out, max, "%.*s...", (int)cut, buf.data);
-    }
-    ts_buf_free(&buf);
-}
 
 bool ts_check_rule_needs_arrangement(const char *rule) {
     static const char *const rules[] = {"M", "C1", "C2", "K1", "X1", "X2", "I3", "O1", "O2", "I2", "O3"};

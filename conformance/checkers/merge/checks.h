@@ -15,7 +15,6 @@
 
 #include "conformance/checkers/budget.h"
 #include "conformance/checkers/findings.h"
-#include "conformance/checkers/merge/host.h" /* ts_check_host, ts_check_status */
 #include "core/json/json.h"
 #include "core/merge/model.h"
 
@@ -45,8 +44,5 @@ void ts_check_merge_abandon(ts_merge_check *check);
  * (M, C1, C2, K1, X1, X2 per message; I3, O1, O2, I2, O3 on their order): undecided when the
  * arrangement is (the response's own fields, R1-R6 and I1, never are). */
 bool ts_check_rule_needs_arrangement(const char *rule);
-
-/* Writes a compact JSON excerpt of value (at most max bytes, "…" when cut) into out. */
-void ts_check_excerpt(const ts_json *value, char *out, size_t max);
 
 #endif

@@ -1,5 +1,5 @@
-/* contents.h — the checkers' room for contents: when two contents are the same, a hash that
- * agrees with that equality, C1's normal form, and C1's conservation over a whole response.
+/* contents.h — the checkers' vocabulary for contents: when two contents are the same, a hash
+ * that agrees with that equality, and C1's normal form (conservation.h judges C1 with them).
  *
  * Owns: content equality as the checkers read SPEC C1/W3 (a null member of a content object is
  * the same as an absent one; nested values are raw JSON compared as ts_json_equal does) and
@@ -18,8 +18,6 @@
 #include "conformance/checkers/findings.h"
 #include "core/json/arena.h"
 #include "core/json/json.h"
-
-struct ts_expectation;
 
 /* A 64-bit mixer (splitmix64's finaliser) and a hash of bytes; both deterministic. */
 uint64_t ts_hash_mix(uint64_t x);
@@ -61,10 +59,5 @@ ts_str ts_content_text(const ts_json *content);
 typedef enum ts_content_kind { TS_CONTENT_TEXT, TS_CONTENT_REASONING, TS_CONTENT_USAGE, TS_CONTENT_OTHER } ts_content_kind;
 ts_content_kind ts_content_kind_of(const ts_json *content);
 
-/* C1 over the whole response: every non-text content of the updates appears exactly as often
- * in the answer's messages (a multiset, matched by hash and verified by ts_same_content), and
- * text and reasoning bytes total the same. `messages` is the answer's messages array (shape
- * already checked). Near-linear. Returns false only when memory ran out. */
-bool ts_check_conservation(const struct ts_expectation *e, const ts_json *messages, ts_findings *f);
 
 #endif

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conformance/checkers/merge/checks.h"
+#include "conformance/checkers/findings.h"
 #include "conformance/checkers/merge/contents.h"
 #include "conformance/checkers/merge/message.h"
 #include "core/json/strmap.h"

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "conformance/checkers/merge/checks.h"
+#include "conformance/checkers/findings.h"
 #include "conformance/checkers/merge/contents.h"
 #include "core/merge/model.h"
 

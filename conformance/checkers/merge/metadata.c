@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "conformance/checkers/merge/checks.h"
+#include "conformance/checkers/findings.h"
 #include "core/json/strmap.h"
 
 static ts_str answer_string(const ts_json *object, const char *key) { return ts_json_string(ts_json_get(object, key)); }

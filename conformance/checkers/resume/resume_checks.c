@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conformance/checkers/merge/checks.h"
+#include "conformance/checkers/findings.h"
 #include "conformance/checkers/resume/resume_expect.h"
 #include "conformance/checkers/resume/resume_match.h"
 #include "core/json/buf.h"

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "conformance/checkers/merge/checks.h"
+#include "conformance/checkers/findings.h"
 #include "core/json/codec.h"
 
 /* A growable array in an arena: items of `size` bytes. */
