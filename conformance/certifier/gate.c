@@ -15,8 +15,7 @@ size_t ts_gate_failing_keys(const ts_case_result *r, const char **keys, size_t m
     }
     if (r->verdict != TS_VERDICT_FAIL) return 0;
     for (size_t i = 0; i < r->findings.count && n < max; i++) {
-        const ts_rule_info *info = ts_rule_find(r->findings.items[i].rule);
-        if (info && info->level != TS_LEVEL_REQUIRED) continue;
+        if (!ts_rule_fails(r->findings.items[i].rule)) continue;
         bool seen = false;
         for (size_t k = 0; k < n && !seen; k++) seen = strcmp(keys[k], r->findings.items[i].rule) == 0;
         if (!seen) keys[n++] = r->findings.items[i].rule;

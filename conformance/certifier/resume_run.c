@@ -1,6 +1,6 @@
 /* resume_run.c — a resume case's sweep and verdict; see resume_run.h. The world the runs play is
  * world.h's, where and how they are killed nemesis.h's; this file plans the kill runs from the
- * uninterrupted one, judges every run (conformance/checkers/resume_checks.h) and keeps the
+ * uninterrupted one, judges every run (conformance/checkers/resume/resume_checks.h) and keeps the
  * history. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "conformance/certifier/resume_run.h"
@@ -13,8 +13,8 @@
 #include "conformance/certifier/nemesis.h"
 #include "conformance/certifier/resume_stores.h"
 #include "conformance/certifier/world.h"
-#include "conformance/checkers/checks.h"
-#include "conformance/checkers/resume_checks.h"
+#include "conformance/checkers/merge/checks.h"
+#include "conformance/checkers/resume/resume_checks.h"
 #include "core/json/codec.h"
 
 enum { KEPT_FAILING_RUNS = 3 };
@@ -172,22 +172,12 @@ static bool choose_plans(sweep *s, ts_kill_plan **plans, size_t *count, size_t *
 }
 
 /* The case's own rule, charged with an error answer: its first Required one (U9 when none). */
-static const char *case_rule_of(const ts_case *c) {
-    const char *rule = "U9";
-    for (size_t i = c->rule_count; i-- > 0;) {
-        const ts_rule_info *info = ts_rule_find(c->rules[i]);
-        if (info && info->level == TS_LEVEL_REQUIRED) rule = info->id;
-    }
-    return rule;
-}
+static const char *case_rule_of(const ts_case *c) { return ts_rules_first_required(c->rules, c->rule_count, "U9"); }
 
 static void verdict_from_findings(ts_case_result *r) {
     if (r->verdict == TS_VERDICT_ERROR) return;
     r->verdict = TS_VERDICT_PASS;
-    for (size_t i = 0; i < r->findings.count; i++) {
-        const ts_rule_info *info = ts_rule_find(r->findings.items[i].rule);
-        if (!info || info->level == TS_LEVEL_REQUIRED) r->verdict = TS_VERDICT_FAIL;
-    }
+    if (ts_findings_fail(&r->findings)) r->verdict = TS_VERDICT_FAIL;
 }
 
 /* The history's summary after its runs: the sweep's size and the faults it used. */

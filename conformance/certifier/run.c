@@ -8,8 +8,9 @@
 #include <time.h>
 
 #include "conformance/certifier/resume_run.h"
-#include "conformance/checkers/checks.h"
-#include "conformance/checkers/journal_checks.h"
+#include "conformance/checkers/merge/checks.h"
+#include "conformance/checkers/merge/host.h"
+#include "conformance/checkers/journal/journal_checks.h"
 #include "core/json/codec.h"
 #include "core/resume/journal.h"
 

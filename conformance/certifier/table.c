@@ -12,7 +12,7 @@ enum { REASON_MAX = 180 };
 
 /* "PATH:LINE:COLUMN: field: what" in the message (the position of `field` in text, or `at`'s
  * when it has one), so that every report error names where it is. */
-static bool fail_at(ts_error *err, const char *path, const char *text, size_t len, const ts_error *at,
+static bool fail_at(ts_error *err, ts_error_code code, const char *path, const char *text, size_t len, const ts_error *at,
                     const char *field, const char *what) {
     ts_error where;
     ts_error_clear(&where);
@@ -21,24 +21,24 @@ static bool fail_at(ts_error *err, const char *path, const char *text, size_t le
     char position[40] = "";
     if (where.line) snprintf(position, sizeof position, ":%d:%d", where.line, where.column);
     ts_error_clear(err);
-    ts_error_set(err, "%s%s: %s%s%s", path, position, field, field[0] ? ": " : "", what);
+    ts_error_set(err, code, "%s%s: %s%s%s", path, position, field, field[0] ? ": " : "", what);
     return false;
 }
 
-static bool fail(ts_error *err, const char *path, const char *field, const char *what) {
-    return fail_at(err, path, NULL, 0, NULL, field, what);
+static bool fail(ts_error *err, ts_error_code code, const char *path, const char *field, const char *what) {
+    return fail_at(err, code, path, NULL, 0, NULL, field, what);
 }
 
 bool ts_table_load(ts_table *table, const char *const *paths, const char *const *class_paths, size_t count, ts_error *err) {
     memset(table, 0, sizeof *table);
     ts_arena_init(&table->arena);
     table->columns = ts_arena_calloc(&table->arena, count + 1, sizeof *table->columns);
-    if (!table->columns) return fail(err, "", "", "out of memory");
+    if (!table->columns) return fail(err, TS_ERR_NOMEM, "", "", "out of memory");
     for (size_t i = 0; i < count; i++) {
         size_t len;
         errno = 0;
         char *text = ts_suite_read_file(paths[i], &len);
-        if (!text) return fail(err, paths[i], "", errno ? strerror(errno) : "cannot read the report");
+        if (!text) return fail(err, TS_ERR_IO, paths[i], "", errno ? strerror(errno) : "cannot read the report");
         ts_json *report = ts_arena_alloc(&table->arena, sizeof *report);
         ts_error inner;
         ts_error_clear(&inner);
@@ -54,7 +54,7 @@ bool ts_table_load(ts_table *table, const char *const *paths, const char *const 
             else if (!cases || cases->kind != TS_JSON_ARRAY) problem = "must be an array", field = "cases";
         }
         if (problem) {
-            fail_at(err, paths[i], text, len, ok ? NULL : &inner, field, problem);
+            fail_at(err, ok || inner.code == TS_ERR_INPUT ? TS_ERR_INPUT : TS_ERR_NOMEM, paths[i], text, len, ok ? NULL : &inner, field, problem);
             free(text);
             return false;
         }

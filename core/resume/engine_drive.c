@@ -14,7 +14,7 @@
 #include "core/resume/engine_internal.h"
 
 static bool oom(ts_error *err) {
-    ts_error_set(err, "out of memory");
+    ts_error_set(err, TS_ERR_NOMEM, "out of memory");
     return false;
 }
 
@@ -56,7 +56,7 @@ static bool apply_event(ts_store *store, ts_engine *engine, const ts_scenario *s
         ts_engine_note_event(engine, next + 1);
         return true;
     }
-    ts_error_set(err, "event %llu has an unknown kind", (unsigned long long)next);
+    ts_error_set(err, TS_ERR_INPUT, "event %llu has an unknown kind", (unsigned long long)next);
     return false;
 }
 
@@ -106,7 +106,7 @@ bool ts_engine_drive(ts_store *store, const ts_scenario *scenario, const ts_engi
         }
         uint64_t next = ts_engine_journal(engine)->events_applied;
         if (next > scenario->event_count) { /* never skip events without a word */
-            ts_error_set(err,
+            ts_error_set(err, TS_ERR_INPUT,
                          "the journal has applied %llu events, but the scenario has %zu: it is another scenario's "
                          "journal, or a damaged one",
                          (unsigned long long)next, scenario->event_count);

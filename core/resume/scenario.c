@@ -5,11 +5,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/json/assert.h"
 #include "core/json/timestamp.h"
 
-static bool fail(ts_error *err, const char *path, const char *what) {
+static bool fail(ts_error *err, ts_error_code code, const char *path, const char *what) {
     snprintf(err->path, sizeof err->path, "%s", path);
-    ts_error_set(err, "%s", what);
+    ts_error_set(err, code, "%s", what);
     return false;
 }
 
@@ -17,17 +18,17 @@ static bool fail(ts_error *err, const char *path, const char *what) {
 static bool check_answer(const ts_json *answer, size_t index, ts_error *err) {
     char path[96];
     snprintf(path, sizeof path, "llm[%zu]", index);
-    if (answer->kind != TS_JSON_OBJECT) return fail(err, path, "an LLM answer must be an object");
+    if (answer->kind != TS_JSON_OBJECT) return fail(err, TS_ERR_INPUT, path, "an LLM answer must be an object");
     const ts_json *text = ts_json_get(answer, "text");
     if (text && text->kind != TS_JSON_STRING) {
         snprintf(path, sizeof path, "llm[%zu].text", index);
-        return fail(err, path, "must be a string");
+        return fail(err, TS_ERR_INPUT, path, "must be a string");
     }
     const ts_json *calls = ts_json_get(answer, "toolCalls");
     if (!calls || calls->kind == TS_JSON_NULL) return true;
     if (calls->kind != TS_JSON_ARRAY) {
         snprintf(path, sizeof path, "llm[%zu].toolCalls", index);
-        return fail(err, path, "must be an array");
+        return fail(err, TS_ERR_INPUT, path, "must be an array");
     }
     for (size_t i = 0; i < calls->u.a.count; i++) {
         const ts_json *call = &calls->u.a.items[i];
@@ -37,7 +38,7 @@ static bool check_answer(const ts_json *answer, size_t index, ts_error *err) {
             bool ok = v && (f < 2 ? v->kind == TS_JSON_STRING && v->u.s.len > 0 : v->kind == TS_JSON_OBJECT);
             if (!ok) {
                 snprintf(path, sizeof path, "llm[%zu].toolCalls[%zu].%s", index, i, fields[f]);
-                return fail(err, path, f < 2 ? "must be a non-empty string" : "must be an object");
+                return fail(err, TS_ERR_INPUT, path, f < 2 ? "must be a non-empty string" : "must be an object");
             }
         }
     }
@@ -45,16 +46,16 @@ static bool check_answer(const ts_json *answer, size_t index, ts_error *err) {
 }
 
 static bool read_clock(const ts_json *clock, ts_scenario *out, ts_error *err) {
-    if (clock->kind != TS_JSON_OBJECT) return fail(err, "clock", "must be an object");
+    if (clock->kind != TS_JSON_OBJECT) return fail(err, TS_ERR_INPUT, "clock", "must be an object");
     const ts_json *start = ts_json_get(clock, "start"), *step = ts_json_get(clock, "stepMs");
     ts_instant instant;
     const char *why = NULL;
     if (!start || start->kind != TS_JSON_STRING || !ts_instant_parse(start->u.s.ptr, start->u.s.len, &instant, &why))
-        return fail(err, "clock.start", why ? why : "must be an RFC 3339 timestamp");
+        return fail(err, TS_ERR_INPUT, "clock.start", why ? why : "must be an RFC 3339 timestamp");
     if (!step || step->kind != TS_JSON_INT || step->u.i < 0 || step->u.i > 86400000)
-        return fail(err, "clock.stepMs", "must be an integer from 0 to 86400000");
+        return fail(err, TS_ERR_INPUT, "clock.stepMs", "must be an integer from 0 to 86400000");
     if (instant.seconds < 0 || instant.seconds > 253402300799LL - 86400LL * 365 * 100)
-        return fail(err, "clock.start", "must be between 1970 and 9899");
+        return fail(err, TS_ERR_INPUT, "clock.start", "must be between 1970 and 9899");
     out->has_clock = true;
     out->clock_start_seconds = instant.seconds;
     out->clock_start_ticks = instant.fraction / 1000000000LL; /* 10^-16 s -> 10^-7 s */
@@ -63,21 +64,21 @@ static bool read_clock(const ts_json *clock, ts_scenario *out, ts_error *err) {
 }
 
 static bool read_tools(const ts_json *tools, ts_arena *arena, ts_scenario *out, ts_error *err) {
-    if (tools->kind != TS_JSON_OBJECT) return fail(err, "tools", "must be an object of tool name -> script");
+    if (tools->kind != TS_JSON_OBJECT) return fail(err, TS_ERR_INPUT, "tools", "must be an object of tool name -> script");
     out->tools = ts_arena_calloc(arena, tools->u.o.count + 1, sizeof *out->tools);
-    if (!out->tools) return fail(err, "tools", "out of memory");
+    if (!out->tools) return fail(err, TS_ERR_NOMEM, "tools", "out of memory");
     char path[160];
     for (size_t i = 0; i < tools->u.o.count; i++) {
         const ts_member *m = &tools->u.o.members[i];
         ts_tool_script *t = &out->tools[out->tool_count++];
         snprintf(path, sizeof path, "tools.%.*s", (int)(m->key.len > 100 ? 100 : m->key.len), m->key.ptr);
-        if (m->value.kind != TS_JSON_OBJECT) return fail(err, path, "a tool script must be an object");
+        if (m->value.kind != TS_JSON_OBJECT) return fail(err, TS_ERR_INPUT, path, "a tool script must be an object");
         const ts_json *result = ts_json_get(&m->value, "result"), *error = ts_json_get(&m->value, "error");
         const ts_json *async = ts_json_get(&m->value, "async");
-        if ((result != NULL) == (error != NULL)) return fail(err, path, "needs exactly one of \"result\" and \"error\"");
-        if (error && error->kind != TS_JSON_STRING) return fail(err, path, "\"error\" must be a string");
+        if ((result != NULL) == (error != NULL)) return fail(err, TS_ERR_INPUT, path, "needs exactly one of \"result\" and \"error\"");
+        if (error && error->kind != TS_JSON_STRING) return fail(err, TS_ERR_INPUT, path, "\"error\" must be a string");
         if (async && async->kind != TS_JSON_TRUE && async->kind != TS_JSON_FALSE)
-            return fail(err, path, "\"async\" must be true or false");
+            return fail(err, TS_ERR_INPUT, path, "\"async\" must be true or false");
         t->name = m->key;
         t->failed = error != NULL;
         t->result = error ? *error : *result;
@@ -87,39 +88,39 @@ static bool read_tools(const ts_json *tools, ts_arena *arena, ts_scenario *out, 
 }
 
 static bool read_events(const ts_json *events, ts_arena *arena, ts_scenario *out, ts_error *err) {
-    if (events->kind != TS_JSON_ARRAY) return fail(err, "events", "must be an array");
+    if (events->kind != TS_JSON_ARRAY) return fail(err, TS_ERR_INPUT, "events", "must be an array");
     out->events = ts_arena_calloc(arena, events->u.a.count + 1, sizeof *out->events);
-    if (!out->events) return fail(err, "events", "out of memory");
+    if (!out->events) return fail(err, TS_ERR_NOMEM, "events", "out of memory");
     char path[64];
     for (size_t i = 0; i < events->u.a.count; i++) {
         const ts_json *e = &events->u.a.items[i];
         ts_event *ev = &out->events[out->event_count++];
         snprintf(path, sizeof path, "events[%zu]", i);
         if (e->kind != TS_JSON_OBJECT || e->u.o.count == 0)
-            return fail(err, path, "an event must be an object: signal, branch, complete or restart");
+            return fail(err, TS_ERR_INPUT, path, "an event must be an object: signal, branch, complete or restart");
         const ts_json *signal = ts_json_get(e, "signal"), *branch = ts_json_get(e, "branch");
         const ts_json *complete = ts_json_get(e, "complete"), *restart = ts_json_get(e, "restart");
         if ((signal != NULL) + (branch != NULL) + (complete != NULL) + (restart != NULL) != 1)
-            return fail(err, path, "an event has exactly one of signal, branch, complete and restart");
+            return fail(err, TS_ERR_INPUT, path, "an event has exactly one of signal, branch, complete and restart");
         if (signal) {
-            if (signal->kind != TS_JSON_STRING) return fail(err, path, "\"signal\" must be a string");
+            if (signal->kind != TS_JSON_STRING) return fail(err, TS_ERR_INPUT, path, "\"signal\" must be a string");
             ev->kind = TS_EVENT_SIGNAL;
             ev->text = signal->u.s;
         } else if (branch) {
             const ts_json *text = ts_json_get(e, "text");
             if (branch->kind != TS_JSON_INT || branch->u.i < 0)
-                return fail(err, path, "\"branch\" must be a transcript index (an integer >= 0)");
-            if (!text || text->kind != TS_JSON_STRING) return fail(err, path, "a branch needs a \"text\" string");
+                return fail(err, TS_ERR_INPUT, path, "\"branch\" must be a transcript index (an integer >= 0)");
+            if (!text || text->kind != TS_JSON_STRING) return fail(err, TS_ERR_INPUT, path, "a branch needs a \"text\" string");
             ev->kind = TS_EVENT_BRANCH;
             ev->branch_at = (uint64_t)branch->u.i;
             ev->text = text->u.s;
         } else if (complete) {
             if (complete->kind != TS_JSON_STRING || complete->u.s.len == 0)
-                return fail(err, path, "\"complete\" must name a tool call id");
+                return fail(err, TS_ERR_INPUT, path, "\"complete\" must name a tool call id");
             ev->kind = TS_EVENT_COMPLETE;
             ev->call_id = complete->u.s;
         } else {
-            if (restart->kind != TS_JSON_TRUE) return fail(err, path, "\"restart\" must be true");
+            if (restart->kind != TS_JSON_TRUE) return fail(err, TS_ERR_INPUT, path, "\"restart\" must be true");
             ev->kind = TS_EVENT_RESTART;
         }
     }
@@ -141,22 +142,22 @@ static bool check_cost(const ts_scenario *s, ts_error *err) {
              "the scenario is too large: %llu steps (events, LLM answers and their tool calls) and %llu restarts and "
              "branches; the limits are %llu steps and (1 + restarts + branches) x steps <= %llu (core/resume/scenario.h)",
              (unsigned long long)steps, (unsigned long long)rebuilds, TS_SCENARIO_MAX_STEPS, TS_SCENARIO_MAX_WORK);
-    return fail(err, "events", what);
+    return fail(err, TS_ERR_INPUT, "events", what);
 }
 
 bool ts_scenario_from_json(const ts_json *value, ts_arena *arena, ts_scenario *out, ts_error *err) {
     memset(out, 0, sizeof *out);
-    if (value->kind != TS_JSON_OBJECT) return fail(err, "", "a scenario must be an object");
+    if (value->kind != TS_JSON_OBJECT) return fail(err, TS_ERR_INPUT, "", "a scenario must be an object");
     const ts_json *id = ts_json_get(value, "executionId"), *input = ts_json_get(value, "input");
     if (!id || id->kind != TS_JSON_STRING || id->u.s.len != TS_UUID_TEXT - 1 || !ts_uuid_text_valid(id->u.s.ptr))
-        return fail(err, "executionId", "must be a canonical UUID (lowercase 8-4-4-4-12)");
+        return fail(err, TS_ERR_INPUT, "executionId", "must be a canonical UUID (lowercase 8-4-4-4-12)");
     memcpy(out->execution_id, id->u.s.ptr, 36);
-    if (!input || input->kind != TS_JSON_STRING) return fail(err, "input", "must be a string (the first user message)");
+    if (!input || input->kind != TS_JSON_STRING) return fail(err, TS_ERR_INPUT, "input", "must be a string (the first user message)");
     out->input = input->u.s;
     const ts_json *clock = ts_json_get(value, "clock");
     if (clock && !read_clock(clock, out, err)) return false;
     const ts_json *llm = ts_json_get(value, "llm");
-    if (!llm || llm->kind != TS_JSON_ARRAY) return fail(err, "llm", "must be an array of answers");
+    if (!llm || llm->kind != TS_JSON_ARRAY) return fail(err, TS_ERR_INPUT, "llm", "must be an array of answers");
     for (size_t i = 0; i < llm->u.a.count; i++)
         if (!check_answer(&llm->u.a.items[i], i, err)) return false;
     out->llm = llm->u.a.items;
@@ -173,7 +174,7 @@ bool ts_scenario_from_json(const ts_json *value, ts_arena *arena, ts_scenario *o
             char path[120];
             snprintf(path, sizeof path, "%.*s", (int)(value->u.o.members[i].key.len > 100 ? 100 : value->u.o.members[i].key.len),
                      value->u.o.members[i].key.ptr);
-            return fail(err, path, "is not a scenario field (executionId, clock, input, llm, tools, events)");
+            return fail(err, TS_ERR_INPUT, path, "is not a scenario field (executionId, clock, input, llm, tools, events)");
         }
     }
     return check_cost(out, err);
@@ -199,7 +200,7 @@ static ts_str tool_of_call(const ts_scenario *scenario, ts_str call_id) {
 bool ts_scenario_actions(const ts_scenario *scenario, ts_arena *arena, ts_scenario_action **out, size_t *count,
                          ts_error *err) {
     ts_scenario_action *actions = ts_arena_calloc(arena, scenario->event_count + 1, sizeof *actions);
-    if (!actions) return ts_error_set(err, "out of memory"), false;
+    if (!actions) return ts_error_set(err, TS_ERR_NOMEM, "out of memory"), false;
     size_t n = 0, users = 0;
     actions[n++] = (ts_scenario_action){.kind = TS_SCENARIO_USER, .text = scenario->input, .users_before = users++};
     for (size_t i = 0; i < scenario->event_count; i++) {
@@ -214,7 +215,7 @@ bool ts_scenario_actions(const ts_scenario *scenario, ts_arena *arena, ts_scenar
         } else {
             const ts_tool_script *tool = ts_scenario_tool(scenario, tool_of_call(scenario, e->call_id));
             if (!tool) {
-                ts_error_set(err, "events[%zu].complete: no llm answer calls a scripted tool with call id \"%.*s\"", i,
+                ts_error_set(err, TS_ERR_INPUT, "events[%zu].complete: no llm answer calls a scripted tool with call id \"%.*s\"", i,
                              (int)(e->call_id.len > 60 ? 60 : e->call_id.len), e->call_id.ptr ? e->call_id.ptr : "");
                 return false;
             }
@@ -224,6 +225,108 @@ bool ts_scenario_actions(const ts_scenario *scenario, ts_arena *arena, ts_scenar
     }
     *out = actions;
     *count = n;
+    return true;
+}
+
+/* ------------------------------------------------ playing the scenario as a resume case ---- */
+
+typedef struct played_call {
+    ts_str call_id;
+    size_t answer;      /* the llm answer that asked for it */
+} played_call;
+
+typedef struct resume_play {
+    const ts_scenario *scenario;
+    played_call *pending;   /* async calls asked for and not completed */
+    size_t pending_count;
+    size_t next_answer;     /* how many model answers the loop has used */
+    bool overrun;           /* the loop asked for more answers than llm holds */
+} resume_play;
+
+static const ts_json *tool_calls_of(const ts_scenario *scenario, size_t answer) {
+    const ts_json *calls = ts_json_get(&scenario->llm[answer], "toolCalls");
+    return calls && calls->kind == TS_JSON_ARRAY ? calls : NULL;
+}
+
+/* SPEC §6.1's loop from a user message or the last result: the model answers until an answer
+ * asks for nothing or leaves an async call pending (a synchronous call's result follows at once). */
+static void play_loop(resume_play *p) {
+    const ts_scenario *sc = p->scenario;
+    for (;;) {
+        if (p->next_answer >= sc->llm_count) {
+            p->overrun = true;
+            return;
+        }
+        size_t answer = p->next_answer++;
+        const ts_json *calls = tool_calls_of(sc, answer);
+        size_t n = calls ? calls->u.a.count : 0;
+        for (size_t i = 0; i < n; i++) {
+            const ts_json *call = &calls->u.a.items[i];
+            const ts_tool_script *tool = ts_scenario_tool(sc, ts_json_string(ts_json_get(call, "name")));
+            if (tool && tool->async)
+                p->pending[p->pending_count++] = (played_call){ts_json_string(ts_json_get(call, "callId")), answer};
+        }
+        if (p->pending_count || n == 0) return;
+    }
+}
+
+/* The index of call_id among the pending calls, or pending_count when it is not pending. */
+static size_t pending_index(const resume_play *p, ts_str call_id) {
+    size_t i = 0;
+    while (i < p->pending_count && !ts_str_eq(p->pending[i].call_id, call_id)) i++;
+    return i;
+}
+
+/* A complete every engine reads the same way: its call is pending, and no async call asked
+ * before it by the same answer still is (an engine may run one answer's calls one at a time). */
+static bool completes_in_order(const resume_play *p, ts_str call_id) {
+    size_t at = pending_index(p, call_id);
+    if (at == p->pending_count) return false;
+    const ts_json *calls = tool_calls_of(p->scenario, p->pending[at].answer);
+    for (size_t c = 0; calls && c < calls->u.a.count; c++) {
+        ts_str before = ts_json_string(ts_json_get(&calls->u.a.items[c], "callId"));
+        if (ts_str_eq(before, call_id)) break;
+        if (pending_index(p, before) < p->pending_count) return false;
+    }
+    return true;
+}
+
+static void play_complete(resume_play *p, ts_str call_id) {
+    size_t at = pending_index(p, call_id);
+    TS_ASSERT(at < p->pending_count); /* completes_in_order said it is pending */
+    p->pending[at] = p->pending[--p->pending_count];
+    if (p->pending_count == 0) play_loop(p);
+}
+
+bool ts_scenario_check_resume(const ts_scenario *scenario, ts_arena *arena, ts_error *err) {
+    for (size_t i = 0; i < scenario->event_count; i++)
+        if (scenario->events[i].kind == TS_EVENT_BRANCH) {
+            ts_error_set(err, TS_ERR_INPUT, "events[%zu]: a branch (an edit) is not part of resume cases", i);
+            return false;
+        }
+    size_t calls = 0; /* every answer is used once at most, so no more calls than these are ever pending */
+    for (size_t k = 0; k < scenario->llm_count; k++) {
+        const ts_json *asked = tool_calls_of(scenario, k);
+        calls += asked ? asked->u.a.count : 0;
+    }
+    resume_play p = {.scenario = scenario, .pending = ts_arena_calloc(arena, calls + 1, sizeof *p.pending)};
+    if (!p.pending) return ts_error_set(err, TS_ERR_NOMEM, "out of memory"), false;
+    play_loop(&p); /* the input */
+    for (size_t i = 0; i < scenario->event_count; i++) {
+        const ts_event *ev = &scenario->events[i];
+        if (ev->kind == TS_EVENT_COMPLETE && !completes_in_order(&p, ev->call_id)) {
+            ts_error_set(err, TS_ERR_INPUT, "events[%zu]: completes %.*s, which is not pending then, or before an async call the same "
+                         "answer asked for earlier (engines may run one answer's calls one at a time)", i,
+                         (int)(ev->call_id.len > 60 ? 60 : ev->call_id.len), ev->call_id.ptr);
+            return false;
+        }
+        if (ev->kind == TS_EVENT_SIGNAL && p.pending_count == 0) play_loop(&p);
+        else if (ev->kind == TS_EVENT_COMPLETE) play_complete(&p, ev->call_id);
+    }
+    if (p.overrun) {
+        ts_error_set(err, TS_ERR_INPUT, "llm: the loop needs more than the %zu scripted model answers", scenario->llm_count);
+        return false;
+    }
     return true;
 }
 
@@ -268,7 +371,7 @@ static bool scripted_model(ts_world *world, const ts_json *messages, const char 
     (void)messages, (void)ids, (void)count, (void)arena;
     const ts_scenario *s = ((ts_scenario_world *)world)->scenario;
     if (ordinal >= s->llm_count) {
-        ts_error_set(err, "the scenario scripts %zu LLM answers and the engine asked for answer %llu", s->llm_count,
+        ts_error_set(err, TS_ERR_INPUT, "the scenario scripts %zu LLM answers and the engine asked for answer %llu", s->llm_count,
                      (unsigned long long)ordinal + 1);
         return false;
     }
@@ -287,7 +390,7 @@ static bool scripted_tool(ts_world *world, ts_str name, ts_str call_id, const ts
         *status = TS_TOOL_FAILED;
         *result = ts_json_make_string(ts_str_dup(arena, ts_str_from(message)));
         if (!result->u.s.ptr) {
-            ts_error_set(err, "out of memory");
+            ts_error_set(err, TS_ERR_NOMEM, "out of memory");
             return false;
         }
         return true;

@@ -113,6 +113,17 @@ typedef struct ts_scenario_action {
 bool ts_scenario_actions(const ts_scenario *scenario, ts_arena *arena, ts_scenario_action **out, size_t *count,
                          ts_error *err);
 
+/* Whether the scenario plays as a resume case (PROTOCOL.md `resume`) the same way for every
+ * engine: no branch event (edits are not part of resume cases); each complete event completes
+ * a call that is pending then, and no async call the same answer asked for earlier still is (an
+ * engine may run one answer's calls one at a time); and SPEC §6.1's loop (the model answers
+ * until an answer asks for nothing or leaves a call pending; a user message that arrives while a
+ * call is pending waits for it) never needs more model answers than llm holds. The certifier's
+ * suite refuses any other scenario as a resume case. false with err ("events[3]: ...",
+ * "llm: ...", or out of memory) when not; scratch memory in arena. The judge derives the same
+ * from its own simulation (conformance/checkers' resume expectation), independently. */
+bool ts_scenario_check_resume(const ts_scenario *scenario, ts_arena *arena, ts_error *err);
+
 /* The timestamp of the n-th entry ever created (0-based): clock.start + n * stepMs (start cut
  * to 100 ns, the precision written), written
  * "YYYY-MM-DDThh:mm:ss.fffffff+00:00" (the form .NET writes). Without a clock, the wall clock.
