@@ -81,7 +81,7 @@ bool ts_table_load(ts_table *table, const char *const *paths, const char *const 
         char why[400];
         if (class_paths && class_paths[i] && !ts_expected_failures_load(class_paths[i], &c->classes, why, sizeof why)) {
             ts_error_clear(err);
-            ts_error_set(err, "%s", why);
+            ts_error_set(err, TS_ERR_INPUT, "%s", why);
             return false;
         }
     }
