@@ -62,7 +62,7 @@ static class Wire
     /// power loss (the adapter's choice, not the library's: the Agent Framework hands the adapter a serialized
     /// session and leaves storing it to the application). Off by default: .NET has no API that syncs a directory,
     /// and the adapter writes as a plain application does.</summary>
-    static readonly bool SyncDirectory = Environment.GetEnvironmentVariable("TURNSTILE_AF_DIRSYNC") == "1";
+    static readonly bool SyncDirectory = System.Environment.GetEnvironmentVariable("TURNSTILE_AF_DIRSYNC") == "1";
 
     [System.Runtime.InteropServices.DllImport("libc", SetLastError = true)]
     static extern int open([System.Runtime.InteropServices.MarshalAs(System.Runtime.InteropServices.UnmanagedType.LPUTF8Str)] string path, int flags);
