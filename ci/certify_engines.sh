@@ -17,11 +17,21 @@
 # Writes OUTDIR/<name>.json (with each case's history), .txt, and the compliance table
 # OUTDIR/table.md and table.html (`turnstile report`).
 #
-# Exit 0 when the reference passes every case, every mutant fails, and every testee that could
-# run was certified; 1 otherwise. KILL_POINTS (all, none or N: the first N points of each case)
-# bounds the sweep; REAL_KILL_POINTS bounds it for the real engines alone (default KILL_POINTS:
-# .ci/run sets 3, the committed certificates in conformance/certified/ are full sweeps); CASES the
-# resume cases.
+# Then power loss (issue 22; conformance/certified/resume/DURABILITY.md): the reference, the kit and
+# each real engine again under `--nemesis power-loss` on a few cases and points chosen to reach
+# each one's verdict (OUTDIR/<name>-power-loss.json|.txt), each gated by
+# ci/power-loss/<name>-power-loss.expected: the Required failures it must show (`CASE RULE` lines,
+# `turnstile certify --expected-failures`) and, in its `# durability: LEVEL` line, the durability
+# level it must reach. A new failure, an unexpected pass, a stale entry or another level fails the
+# run. UPDATE_EXPECTED=1 rewrites those files from the run instead (review the diff).
+#
+# Exit 0 when the reference passes every case, every mutant fails, every testee that could
+# run was certified and every power-loss verdict is the expected one; 1 otherwise. KILL_POINTS
+# (all, none or N: the first N points of each case) bounds the sweep; REAL_KILL_POINTS bounds it
+# for the real engines alone (default KILL_POINTS: .ci/run sets 3, the committed certificates in
+# conformance/certified/ are full sweeps); CASES the resume cases, REAL_CASES the real engines'
+# (default CASES); NEMESIS the sweep's nemesis (protocol, store or power-loss: the default; .ci/run
+# sets protocol, the power-loss runs above being its file-system part).
 set -euo pipefail
 trap 'echo "ci/certify_engines.sh: failed at line $LINENO" >&2' ERR
 outdir="${1:?usage: ci/certify_engines.sh OUTDIR}"
@@ -29,7 +39,9 @@ cd "$(dirname "$0")/.."
 kill_points="${KILL_POINTS:-all}"
 real_kill_points="${REAL_KILL_POINTS:-$kill_points}"
 cases="${CASES:-Resume.*}"
-rules=U1,U2,U3,U4,U5,U6,U7,U8,U9,U10 # the universal tier: the table shows only its rules
+real_cases="${REAL_CASES:-$cases}"
+nemesis="${NEMESIS:-power-loss}"
+rules=U1,U2,U3,U4,U5,U6,U7,U8,U9,U10,U11 # the universal tier: the table shows only its rules
 mkdir -p "$outdir"
 outdir="$(cd "$outdir" && pwd)"
 # What the engines need from Debian (Node.js, the compilers for better-sqlite3, PostgreSQL); when
@@ -46,8 +58,8 @@ certify() {
     local name=$1 expect=$2 code=0 start end
     shift 2
     start=$(date +%s.%N)
-    "$turnstile" certify --cases "$cases" --rules "$rules" --kill-points "${points:-$kill_points}" \
-        --report-json "$outdir/$name.json" "$@" >"$outdir/$name.txt" 2>&1 || code=$?
+    "$turnstile" certify --cases "${subset:-$cases}" --rules "$rules" --kill-points "${points:-$kill_points}" \
+        --nemesis "$nemesis" --report-json "$outdir/$name.json" "$@" >"$outdir/$name.txt" 2>&1 || code=$?
     end=$(date +%s.%N)
     if [ "$code" -gt 1 ] || [ ! -s "$outdir/$name.json" ]; then
         echo "ci/certify_engines.sh: could not certify $name (exit $code):" >&2
@@ -66,7 +78,47 @@ certify() {
     fi
 }
 
+# certify_power_loss NAME CASES POINTS [ARGS...] -- COMMAND: NAME-power-loss, under --nemesis
+# power-loss on CASES at POINTS (all, N, or one point: POINTS all and ARGS --kill-at P
+# --crash-state STATE), gated by ci/power-loss/NAME-power-loss.expected (see the top).
+certify_power_loss() {
+    local name=$1-power-loss subset=$2 points=$3 code=0 start end want got
+    local expected=ci/power-loss/$name.expected
+    shift 3
+    local gate=(--expected-failures "$expected")
+    [ "${UPDATE_EXPECTED:-}" = 1 ] && gate=(--write-expected-failures "$expected")
+    start=$(date +%s.%N)
+    "$turnstile" certify --nemesis power-loss --cases "$subset" --rules "$rules" --kill-points "$points" \
+        --report-json "$outdir/$name.json" "${gate[@]}" "$@" >"$outdir/$name.txt" 2>&1 || code=$?
+    end=$(date +%s.%N)
+    got=$(sed -n 's/^durability: \([a-z-]*\).*/\1/p' "$outdir/$name.txt" | tail -1)
+    if [ "$code" -gt 1 ] || [ ! -s "$outdir/$name.json" ] || [ -z "$got" ]; then
+        echo "ci/certify_engines.sh: could not certify $name (exit $code):" >&2
+        tail -5 "$outdir/$name.txt" >&2
+        status=1
+        return
+    fi
+    if [ "${UPDATE_EXPECTED:-}" = 1 ]; then
+        sed -i -e '/^# durability: /d' -e "/^# $name: ci\/certify_engines.sh/d" "$expected"
+        sed -i "1i # durability: $got" "$expected"
+        sed -i "1i # $name: ci/certify_engines.sh's power-loss gate (conformance/certified/resume/DURABILITY.md)" "$expected"
+        code=0
+    fi
+    reports+=("$outdir/$name.json")
+    printf '%-44s %s; %s   (%.1f s)\n' "$name" "$(tail -1 "$outdir/$name.txt")" "durability $got" \
+        "$(awk -v a="$start" -v b="$end" 'BEGIN { print b - a }')"
+    want=$(sed -n 's/^# durability: \([a-z-]*\).*/\1/p' "$expected" 2>/dev/null | head -1)
+    if [ "$code" -ne 0 ]; then
+        echo "ci/certify_engines.sh: $name's failures are not $expected's (see $outdir/$name.txt)" >&2
+        status=1
+    elif [ "$got" != "$want" ]; then
+        echo "ci/certify_engines.sh: $name reaches durability $got, $expected says ${want:-nothing}" >&2
+        status=1
+    fi
+}
+
 certify reference pass -- "$turnstile" testee
+certify_power_loss reference Resume.U2.turn_with_two_tools all -- "$turnstile" testee
 for mutant in counter-entry-ids timestamps-regenerated-on-load resume-restarts-loop both-layers-persist \
     unescaped-canonical-keys signal-consumed-outside-commit; do
     certify "mutant-$mutant" fail --mutant "$mutant"
@@ -74,12 +126,14 @@ done
 if command -v python3 >/dev/null 2>&1; then
     python="$(python3 -c 'import sys; print(sys.executable)')" # not a version manager's shim: one start per kill
     certify python-resume pass -- "$python" conformance/testees/python-resume/testee.py
+    # the kit renames without any fsync (its docstring says so): process-crash, no more
+    certify_power_loss python-resume Resume.U2.three_simple_turns all -- "$python" conformance/testees/python-resume/testee.py
 else
     echo "skipped: python-resume (python3 not installed)"
 fi
 
 # The real engines: certified where their adapters and runtimes exist, named where not.
-points="$real_kill_points"
+points="$real_kill_points" subset="$real_cases"
 # npm_install NAME LOG: an adapter's packages, exactly as its package-lock.json pins them (npm ci),
 # skipped when that lock file is already installed; better-sqlite3 (LangGraph) compiles against the
 # Node headers of Debian's nodejs package (nodedir).
@@ -123,6 +177,14 @@ lg_careful=(TURNSTILE_LG_TOOLS=send TURNSTILE_LG_DURABILITY=sync TURNSTILE_LG_RE
 if node_ready node-langgraph; then
     certify node-langgraph any "${js_engine[@]}" -- node "$lg"
     certify node-langgraph-careful any "${js_engine[@]}" -- env "${lg_careful[@]}" node "$lg"
+    # Power loss at point 62, the first of the second turn: SqliteSaver over better-sqlite3's
+    # synchronous=NORMAL (WAL, no fsync per commit) loses the acknowledged first turn; with the
+    # adapter's TURNSTILE_LG_SQLITE_SYNC=full it keeps it. (The careful application: its points are
+    # the same in every run, the plain one's async checkpoints are not.)
+    certify_power_loss node-langgraph-careful Resume.U2.three_simple_turns all "${js_engine[@]}" --kill-at 62 \
+        --crash-state unsynced-lost -- env "${lg_careful[@]}" node "$lg"
+    certify_power_loss node-langgraph-careful-syncfull Resume.U2.three_simple_turns all "${js_engine[@]}" --kill-at 62 \
+        --crash-state unsynced-lost -- env "${lg_careful[@]}" TURNSTILE_LG_SQLITE_SYNC=full node "$lg"
     # PostgresSaver on a private server (a Unix socket in a temporary directory, no TCP), one
     # database per store directory (the adapter creates it); stopped and removed after.
     pgdir=$(mktemp -d "${TMPDIR:-/tmp}/turnstile-postgres.XXXXXX")
@@ -133,15 +195,30 @@ if node_ready node-langgraph; then
     else
         echo "skipped: node-langgraph-postgres, node-langgraph-postgres-careful ($(sed 's/^skipped: //' "$outdir/postgres.why" | tail -1))"
     fi
+    echo "skipped: node-langgraph-postgres-power-loss (its store is a server's, not files under the store the observer sees)"
     ci/postgres_server.sh stop "$pgdir"
 fi
 if node_ready node-openai-agents; then
     certify node-openai-agents any "${js_engine[@]}" -- env TURNSTILE_OA_MODE=plain node conformance/testees/node-openai-agents/testee.js
     certify node-openai-agents-careful any "${js_engine[@]}" -- env TURNSTILE_OA_MODE=careful node conformance/testees/node-openai-agents/testee.js
+    # The adapter's FileSession: plain rewrites session.json in place (open with O_TRUNC, write, no
+    # fsync: point 8, the second turn's truncate, already breaks a process kill); careful renames
+    # a synced file but syncs no directory (point 7, the second turn's model call).
+    certify_power_loss node-openai-agents Resume.U2.three_simple_turns all "${js_engine[@]}" --kill-at 8 \
+        -- env TURNSTILE_OA_MODE=plain node conformance/testees/node-openai-agents/testee.js
+    certify_power_loss node-openai-agents-careful Resume.U2.three_simple_turns all "${js_engine[@]}" --kill-at 7 \
+        --crash-state unsynced-lost -- env TURNSTILE_OA_MODE=careful node conformance/testees/node-openai-agents/testee.js
 fi
 if node_ready node-mastra; then
     certify node-mastra any "${js_engine[@]}" -- env TURNSTILE_MASTRA_MODE=plain node conformance/testees/node-mastra/testee.js
     certify node-mastra-careful any "${js_engine[@]}" -- env TURNSTILE_MASTRA_MODE=careful node conformance/testees/node-mastra/testee.js
+    # LibSQLStore in WAL mode with synchronous=NORMAL (Mastra sets it): a power loss at the second
+    # turn's first store change (points 653, 1041: after the schema's ~600 store changes) loses the
+    # first turn.
+    certify_power_loss node-mastra Resume.U2.three_simple_turns all "${js_engine[@]}" --kill-at 653 \
+        --crash-state unsynced-lost -- env TURNSTILE_MASTRA_MODE=plain node conformance/testees/node-mastra/testee.js
+    certify_power_loss node-mastra-careful Resume.U2.three_simple_turns all "${js_engine[@]}" --kill-at 1041 \
+        --crash-state unsynced-lost -- env TURNSTILE_MASTRA_MODE=careful node conformance/testees/node-mastra/testee.js
 fi
 if ! compgen -G 'conformance/testees/dotnet-*/' >/dev/null || \
     ! grep -lqs '<TurnstileOp>resume</TurnstileOp>' conformance/testees/dotnet-*/dotnet-*.csproj; then
@@ -159,6 +236,24 @@ else
         grep -qs '<TurnstileOp>resume</TurnstileOp>' conformance/testees/"$name"/"$name".csproj || continue
         # shellcheck disable=SC2086  # COMMAND is a command line: dotnet PATH.dll
         certify "$name" any --timeout 60 -- $command
+        # Power loss where each one's verdict shows: the session's rename with no directory fsync
+        # (the adapter's) and the Workflows store's index line written before its checkpoint (the
+        # library's: a kill between the two already breaks recovery).
+        case "$name" in
+        dotnet-af-session)
+            # shellcheck disable=SC2086
+            certify_power_loss "$name" Resume.U2.three_simple_turns all --timeout 60 --kill-at 8 --crash-state unsynced-lost -- $command
+            # shellcheck disable=SC2086
+            # with the directory synced, nothing is unsynced at point 8: no crash state there to make
+            certify_power_loss "$name-dirsync" Resume.U2.three_simple_turns all --timeout 60 --kill-at 8 \
+                -- env TURNSTILE_AF_DIRSYNC=1 $command ;;
+        dotnet-af-session-percall)
+            # shellcheck disable=SC2086
+            certify_power_loss "$name" Resume.U2.three_simple_turns all --timeout 60 --kill-at 14 --crash-state unsynced-lost -- $command ;;
+        dotnet-af-workflow)
+            # shellcheck disable=SC2086
+            certify_power_loss "$name" Resume.U2.turn_with_two_tools all --timeout 60 --kill-at 10 -- $command ;;
+        esac
     done <"$outdir/dotnet-adapters.tsv"
 fi
 

@@ -213,6 +213,13 @@ runtime node
 runtime npm
 expect 0 certify_engines_with_node -- ci/certify_engines.sh "$work/engines"
 check certify_engines_certifies_langgraph grep -q '^node-langgraph-careful ' "$work/out"
+# the power-loss gate: each run against ci/power-loss/NAME.expected, its failures and its level
+check certify_engines_gates_power_loss grep -q '^node-langgraph-careful-syncfull-power-loss .*durability power-loss' "$work/out"
+check certify_engines_passes_the_list grep -q -- '--expected-failures ci/power-loss/node-langgraph-careful-power-loss.expected' "$STUB_LOG"
+expect non-zero certify_engines_power_loss_new_failure 'STUB_GATE_FAIL=*node-langgraph-careful-power-loss*' -- ci/certify_engines.sh "$work/engines"
+check certify_engines_names_the_list grep -q "node-langgraph-careful-power-loss's failures are not" "$work/out"
+expect non-zero certify_engines_durability_changes STUB_DURABILITY=none -- ci/certify_engines.sh "$work/engines"
+check certify_engines_names_the_level grep -q 'reaches durability none, ci/power-loss/reference-power-loss.expected says power-loss' "$work/out"
 printf '#!/usr/bin/env bash\nexit 1\n' >"$stubs/npm"
 expect non-zero certify_engines_npm_fails -- ci/certify_engines.sh "$work/engines"
 rm "$stubs/node" "$stubs/npm"

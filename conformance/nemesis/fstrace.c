@@ -145,6 +145,10 @@ ts_fstrace *ts_fstrace_attach(pid_t command, const ts_fstrace_config *config) {
     t->root_len = strlen(t->config.root);
     t->root_dev = root.st_dev;
     t->command = command;
+    char out_link[64];
+    struct stat out;
+    snprintf(out_link, sizeof out_link, "/proc/%d/fd/1", (int)command);
+    if (stat(out_link, &out) == 0) t->stdout_known = true, t->stdout_dev = out.st_dev, t->stdout_ino = out.st_ino;
     ts_buf_init(&t->record);
     ptrace(PTRACE_CONT, command, NULL, NULL);
     return t;

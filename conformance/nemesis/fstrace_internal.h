@@ -53,6 +53,9 @@ struct ts_fstrace {
     uint64_t seq;            /* store operations seen so far */
     ts_fstrace_arm_message arm;
     uint64_t stdout_bytes;   /* written on stdout so far */
+    bool stdout_known;       /* the command's stdout at its start (dev, ino), for telling it from */
+    dev_t stdout_dev;        /* a child's fd 1 of its own (a shell's $(...) pipe), which is not */
+    ino_t stdout_ino;        /* the command's output */
     bool killed;
     pending_call *pending[MAX_PENDING];
     ts_inode mapped[MAX_MAPPED];

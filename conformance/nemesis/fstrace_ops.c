@@ -379,6 +379,14 @@ static call_action mmap_entry(ts_fstrace *t, pending_call *call, long fd) {
     return CALL_PASS;
 }
 
+/* A write on fd 1 is the command's output only while fd 1 is the stdout it started with: a child's
+ * own pipe (a shell's $(...)) is not, and counting it would misplace every later store operation. */
+static bool is_output(const ts_fstrace *t, pid_t tid, long fd) {
+    if (fd != 1) return false;
+    struct stat st;
+    return !t->stdout_known || (stat_fd(tid, fd, &st) && st.st_dev == t->stdout_dev && st.st_ino == t->stdout_ino);
+}
+
 call_action ts_fstrace_entry(ts_fstrace *t, pending_call *call, const uint64_t a[6]) {
     call->op.syscall = (int32_t)call->nr;
     call->op.tid = call->tid;
@@ -386,10 +394,7 @@ call_action ts_fstrace_entry(ts_fstrace *t, pending_call *call, const uint64_t a
     call->op.path2 = call->path2;
     switch (call->nr) {
     case SYS_write:
-    case SYS_writev: { /* fd 1 is the protocol's line, unless it was made a store file (`echo > FILE`) */
-        call_action action = write_entry(t, call, (long)a[0], false, 0, false);
-        return a[0] == 1 && action != CALL_TRACK ? CALL_OUTPUT : action;
-    }
+    case SYS_writev: return is_output(t, call->tid, (long)a[0]) ? CALL_OUTPUT : write_entry(t, call, (long)a[0], false, 0, false);
     case SYS_pwrite64:
     case SYS_pwritev: return write_entry(t, call, (long)a[0], true, a[3], false);
     case SYS_pwritev2: return write_entry(t, call, (long)a[0], (int64_t)a[3] != -1, a[3], (a[5] & RWF_APPEND) != 0);

@@ -133,6 +133,32 @@ static void redirected(void) {
     fflush(stdout);
 }
 
+/* captured: a child writes on its own stdout, a pipe its parent reads (as a shell's $(...) does),
+ * then the command writes one line on its stdout and then to the store. Only that line is the
+ * command's output: the store's write comes after 5 bytes of it, not 5 + the child's 6. */
+static void captured(void) {
+    int p[2];
+    must(pipe(p) == 0, "pipe");
+    pid_t child = fork();
+    must(child >= 0, "fork");
+    if (child == 0) {
+        dup2(p[1], 1);
+        close(p[0]);
+        close(p[1]);
+        _exit(write(1, "noise\n", 6) == 6 ? 0 : 1);
+    }
+    close(p[1]);
+    char got[16];
+    must(read(p[0], got, sizeof got) == 6, "read the child's output");
+    close(p[0]);
+    int status;
+    must(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0, "child");
+    must(write(1, "line\n", 5) == 5, "stdout");
+    int fd = open(at("after"), O_CREAT | O_WRONLY, 0644);
+    must(fd >= 0 && write(fd, "x", 1) == 1, "write after");
+    close(fd);
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) return 2;
     store = argv[2];
@@ -142,6 +168,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[1], "uring")) uring();
     else if (!strcmp(argv[1], "records")) records();
     else if (!strcmp(argv[1], "redirected")) redirected();
+    else if (!strcmp(argv[1], "captured")) captured();
     else return 2;
     return 0;
 }

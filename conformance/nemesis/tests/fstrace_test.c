@@ -171,6 +171,19 @@ static void test_uring_refused(void) {
     free(t.bytes);
 }
 
+/* Output is what the command writes on *its* stdout: a child's write to a pipe of its own on its
+ * fd 1 (a shell's $(...), a version manager's shim) is not, and counting it would place every later
+ * store operation after protocol lines that came after it. */
+static void test_stdout_is_the_commands(void) {
+    traced t;
+    run("captured", 0, false, &t);
+    CHECK(WIFEXITED(t.status) && WEXITSTATUS(t.status) == 0);
+    const ts_fsop *c = find(&t, TS_FSOP_CREATE, "after", 0), *w = find(&t, TS_FSOP_WRITE, "after", 0);
+    CHECK(c && c->stdout_bytes == 5);
+    CHECK(w && w->stdout_bytes == 5 && data_is(w, "x"));
+    free(t.bytes);
+}
+
 /* records: op 1 create, then (write, fsync) x 5: op 2k is the k-th write, 2k+1 its fsync. */
 static void test_kills(void) {
     for (int k = 1; k <= 5; k++) {
@@ -216,6 +229,7 @@ int main(int argc, char **argv) {
     test_uring_refused();
     test_kills();
     test_stdout_redirected_into_the_store();
+    test_stdout_is_the_commands();
     if (failures) fprintf(stderr, "%d failures\n", failures);
     else printf("ok\n");
     return failures ? 1 : 0;

@@ -54,7 +54,33 @@ static class Wire
             f.Flush(flushToDisk: true);
         }
         File.Move(tmp, path, overwrite: true);
+        if (SyncDirectory) FsyncDirectory(Path.GetDirectoryName(Path.GetFullPath(path))!);
         Commit("after", what);
+    }
+
+    /// <summary>TURNSTILE_AF_DIRSYNC=1: also fsync the directory after the rename, so that the new name survives a
+    /// power loss (the adapter's choice, not the library's: the Agent Framework hands the adapter a serialized
+    /// session and leaves storing it to the application). Off by default: .NET has no API that syncs a directory,
+    /// and the adapter writes as a plain application does.</summary>
+    static readonly bool SyncDirectory = System.Environment.GetEnvironmentVariable("TURNSTILE_AF_DIRSYNC") == "1";
+
+    [System.Runtime.InteropServices.DllImport("libc", SetLastError = true)]
+    static extern int open([System.Runtime.InteropServices.MarshalAs(System.Runtime.InteropServices.UnmanagedType.LPUTF8Str)] string path, int flags);
+    [System.Runtime.InteropServices.DllImport("libc", SetLastError = true)]
+    static extern int fsync(int fd);
+    [System.Runtime.InteropServices.DllImport("libc")]
+    static extern int close(int fd);
+
+    static void FsyncDirectory(string dir)
+    {
+        const int O_RDONLY = 0, O_DIRECTORY = 0x10000; // Linux x86-64
+        int fd = open(dir, O_RDONLY | O_DIRECTORY);
+        if (fd < 0) throw new IOException($"open({dir}) for fsync failed: errno {System.Runtime.InteropServices.Marshal.GetLastPInvokeError()}");
+        try
+        {
+            if (fsync(fd) != 0) throw new IOException($"fsync({dir}) failed: errno {System.Runtime.InteropServices.Marshal.GetLastPInvokeError()}");
+        }
+        finally { close(fd); }
     }
 
     /// <summary>The request loop (PROTOCOL.md): hello, resume (its answer from <paramref name="resume"/>),

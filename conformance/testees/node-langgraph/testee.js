@@ -21,6 +21,8 @@
 //                                       (default), or PostgresSaver on the server TURNSTILE_LG_PG_URL
 //                                       names (a connection string to its maintenance database), in a
 //                                       database of its own per store directory (created on first use)
+//   TURNSTILE_LG_SQLITE_SYNC=full|normal  PRAGMA synchronous on SqliteSaver's connection (default: not
+//                                       set, better-sqlite3's NORMAL in WAL mode: no fsync per commit)
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import Database from "better-sqlite3";
@@ -159,9 +161,18 @@ async function postgresSaver(store) {
   return saver;
 }
 
+// TURNSTILE_LG_SQLITE_SYNC=full|normal|...: PRAGMA synchronous on SqliteSaver's connection (the adapter's
+// choice, off by default). Unset, the connection keeps better-sqlite3's default, synchronous=NORMAL in WAL
+// mode (deps/defines.gypi SQLITE_DEFAULT_WAL_SYNCHRONOUS=1): no fsync per commit.
+function sqliteDatabase(path) {
+  const db = new Database(path);
+  if (process.env.TURNSTILE_LG_SQLITE_SYNC) db.pragma(`synchronous=${process.env.TURNSTILE_LG_SQLITE_SYNC}`);
+  return db;
+}
+
 async function buildGraph(store, tools) {
   const checkpointer = SAVER === "postgres" ? await postgresSaver(store)
-    : new (notifying(SqliteSaver))(new Database(`${store}/checkpoints.db`));
+    : new (notifying(SqliteSaver))(sqliteDatabase(`${store}/checkpoints.db`));
   const model = new HarnessChatModel({});
   const route = TOOLS_MODE === "send"
     ? (state) => { // createReactAgent v2: one task per call
