@@ -8,15 +8,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "conformance/certifier/load_probe.h"
 #include "conformance/certifier/supervise.h"
 #include "conformance/certifier/testee_child.h"
 #include "core/json/codec.h"
 
 static const double closed_stdout_grace = 2.0; /* for a testee that closed stdout to exit */
+static const double default_start_timeout = 60.0;
+static const double load_probe_seconds = 0.25;  /* how long a timed-out testee is watched for load */
 static const double finish_grace = 2.0;        /* for a testee to exit at end of input */
 static const double max_timeout = 86400.0;
 
@@ -34,16 +38,31 @@ const char *ts_call_status_name(ts_call_status status) {
     return "unknown";
 }
 
-ts_testee *ts_testee_in_process(const ts_mutant *mutant) {
+static void no_child(ts_child *c) {
+    memset(c, 0, sizeof *c);
+    c->pid = c->supervisor = -1;
+    c->in = c->out = c->err = c->status = c->control = c->fork = -1;
+}
+
+/* A testee with no process yet. */
+static ts_testee *new_testee(void) {
     ts_testee *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    no_child(&t->child);
+    no_child(&t->server);
+    no_child(&t->spare);
+    t->trace_fd = -1;
+    t->timeout_scale = 1;
+    return t;
+}
+
+ts_testee *ts_testee_in_process(const ts_mutant *mutant) {
+    ts_testee *t = new_testee();
     if (!t) return NULL;
     t->in_process = true;
     ts_testee_config_init(&t->config, mutant);
     snprintf(t->description, sizeof t->description, "turnstile reference (in-process)%s%s",
              mutant ? ", mutant " : "", mutant ? mutant->name : "");
-    t->child.pid = t->child.supervisor = -1;
-    t->child.in = t->child.out = t->child.err = t->child.status = t->child.control = -1;
-    t->trace_fd = -1;
     return t;
 }
 
@@ -178,6 +197,13 @@ static void count_extra_line(ts_testee *t, const char *line, size_t len) {
     if ((t->extras[t->extra_len].id = strdup(owner))) t->extras[t->extra_len++].count = 1;
 }
 
+bool ts_testee_extra_at(const ts_testee *t, size_t i, const char **id, int *count) {
+    if (i >= t->extra_len) return false;
+    *id = t->extras[i].id;
+    *count = t->extras[i].count;
+    return true;
+}
+
 int ts_testee_extra_answers(const ts_testee *t, const char *id) {
     for (size_t i = 0; i < t->extra_len; i++)
         if (strcmp(t->extras[i].id, id) == 0) return t->extras[i].count;
@@ -186,19 +212,95 @@ int ts_testee_extra_answers(const ts_testee *t, const char *id) {
 
 /* ---- the child's lifetime ---- */
 
-static bool start(ts_testee *t, char *why, size_t why_size) {
-    ts_child_trace trace = {t->observe_root, t->trace_fd};
-    if (t->observe_root ? !ts_child_start_traced(&t->child, t->argv, &trace, why, why_size)
-                        : !ts_child_start(&t->child, t->argv, why, why_size))
+/* A new process of the command into c, observed as configured (hold: started ahead of need). */
+static bool start_process(ts_testee *t, ts_child *c, bool hold, char *why, size_t why_size) {
+    ts_child_trace trace = {t->observe_root, t->trace_fd, hold};
+    bool ok = t->observe_root ? ts_child_start_traced(c, t->argv, &trace, why, why_size)
+                              : ts_child_start(c, t->argv, why, why_size);
+    t->execs += ok;
+    return ok;
+}
+
+/* An instance from the fork server (started first when it is not running). */
+static bool start_instance(ts_testee *t, char *why, size_t why_size) {
+    if (t->server.pid < 0 || ts_child_check_ended(&t->server)) {
+        ts_child_finish(&t->server);
+        ts_child_trace trace = {t->observe_root, t->trace_fd, false};
+        if (!ts_child_start_server(&t->server, t->argv, t->observe_root ? &trace : NULL, why, why_size)) return false;
+        t->execs++;
+    }
+    double timeout = t->options.start_timeout_seconds, left = t->deadline - ts_testee_now_seconds();
+    if (t->deadline > 0 && left < timeout) timeout = left > 0 ? left : 0; /* the case's deadline bounds it too */
+    if (!ts_child_fork(&t->server, &t->child, timeout, why, why_size)) return false;
+    t->forked++;
+    return true;
+}
+
+/* The warm start the mode gives, into t->child; false when there is none (then a cold start). */
+static bool start_warm(ts_testee *t) {
+    if (t->warm == TS_WARM_FORK) {
+        char why[300];
+        if (start_instance(t, why, sizeof why)) return true;
+        if (ts_child_interrupted()) return false;
+        fprintf(stderr, "turnstile certify: the testee's fork server failed (%s); cold starts from now on\n", why);
+        ts_child_finish(&t->server);
+        t->warm = TS_WARM_OFF;
         return false;
-    t->running = true;
+    }
+    if (t->warm != TS_WARM_POOL || t->spare.pid < 0) return false;
+    if (ts_child_check_ended(&t->spare)) { /* it ended before it was needed: a cold start says how */
+        ts_child_finish(&t->spare);
+        return false;
+    }
+    t->child = t->spare;
+    no_child(&t->spare);
+    t->pooled++;
+    return true;
+}
+
+static bool start(ts_testee *t, char *why, size_t why_size) {
+    bool pooled = t->warm == TS_WARM_POOL && t->spare.pid > 0;
+    if (!start_warm(t)) {
+        pooled = false;
+        if (!start_process(t, &t->child, false, why, why_size)) return false;
+    }
+    if (t->warm == TS_WARM_POOL && t->spare.pid < 0) { /* the next start's, loading while this one works */
+        char ignored[300];
+        start_process(t, &t->spare, true, ignored, sizeof ignored);
+    }
+    t->running = t->started_once = true;
     t->stdout_eof = false;
     t->answers_this_start = 0;
     t->pending_len = 0;
     t->stdout_read = 0;
+    t->read_first = false;
     t->armed_this_start = t->arm_pending && ts_child_arm(&t->child, t->arm_subroot, t->arm_count, t->arm_after);
+    if (pooled && !t->armed_this_start && t->observe_root) ts_child_arm(&t->child, "", 0, false); /* its records, from now */
     t->arm_pending = false;
     return true;
+}
+
+/* Stops the fork server and the pooled process, clearing their trees. */
+static void stop_warm(ts_testee *t) {
+    if (t->server.supervisor > 0) ts_child_finish(&t->server);
+    if (t->spare.supervisor > 0) ts_child_finish(&t->spare);
+}
+
+void ts_testee_set_warm(ts_testee *t, ts_testee_warm warm) {
+    if (t->in_process || t->warm == warm) return;
+    if (t->running) ts_testee_kill(t); /* started otherwise */
+    stop_warm(t);
+    t->warm = warm;
+}
+
+ts_testee_warm ts_testee_warm_mode(const ts_testee *t) { return t->warm; }
+
+void ts_testee_scale_timeout(ts_testee *t, double scale) { t->timeout_scale = scale > 0 ? scale : 1; }
+
+void ts_testee_starts(const ts_testee *t, long *execs, long *pooled, long *forked) {
+    *execs = t->execs;
+    *pooled = t->pooled;
+    *forked = t->forked;
 }
 
 bool ts_testee_observe(ts_testee *t, const char *root, int trace_fd) {
@@ -209,6 +311,7 @@ bool ts_testee_observe(ts_testee *t, const char *root, int trace_fd) {
     t->observe_root = root ? strdup(root) : NULL;
     t->trace_fd = trace_fd;
     if (t->running) ts_testee_kill(t); /* started otherwise: the next start is observed */
+    stop_warm(t);
     return !root || t->observe_root != NULL;
 }
 
@@ -372,13 +475,16 @@ ts_testee *ts_testee_spawn(char *const argv[], const ts_testee_options *options,
         snprintf(why, why_size, "the restart limit must not be negative");
         return NULL;
     }
+    if (checked.start_timeout_seconds == 0) checked.start_timeout_seconds = default_start_timeout;
+    if (!isfinite(checked.start_timeout_seconds) || checked.start_timeout_seconds < 0 ||
+        checked.start_timeout_seconds > max_timeout) {
+        snprintf(why, why_size, "the start timeout must be a number of seconds above 0 and at most %.0f", max_timeout);
+        return NULL;
+    }
     if (!checked.max_answer_bytes) checked.max_answer_bytes = (size_t)16 << 20;
     if (!checked.max_restarts) checked.max_restarts = 20;
-    ts_testee *t = calloc(1, sizeof *t);
+    ts_testee *t = new_testee();
     if (!t) return NULL;
-    t->child.pid = t->child.supervisor = -1;
-    t->child.in = t->child.out = t->child.err = t->child.status = t->child.control = -1;
-    t->trace_fd = -1;
     size_t argc = 0;
     while (argv[argc]) argc++;
     t->argv = calloc(argc + 1, sizeof *t->argv);
@@ -399,6 +505,39 @@ ts_testee *ts_testee_spawn(char *const argv[], const ts_testee_options *options,
         return NULL;
     }
     return t;
+}
+
+/* deadline = when, or the case's deadline when it comes first (then true). */
+static bool set_deadline(const ts_testee *t, double when, double *deadline) {
+    bool case_first = t->deadline > 0 && t->deadline < when;
+    *deadline = case_first ? t->deadline : when;
+    return case_first;
+}
+
+/* Has the testee read everything written to its stdin (the pipe is empty)? */
+static bool request_read(const ts_testee *t) {
+    int unread = 0;
+    return ioctl(t->child.in, FIONREAD, &unread) != 0 || unread == 0;
+}
+
+/* The call's bound ran out: before its start was over (starting), before it read the request
+ * (reading), or before its answer. A testee the host starved (load_probe.h) is said so: its
+ * timeout is no verdict on it. The child is killed. */
+static void timed_out(ts_testee *t, bool starting, bool reading, double timeout, ts_call_result *result) {
+    char load[120], how[120];
+    result->status = TS_CALL_TIMEOUT;
+    result->loaded = ts_load_probe(t->child.pid, load_probe_seconds, load, sizeof load);
+    if (starting)
+        snprintf(how, sizeof how, "did not read its first request within %.3g s of its start (--start-timeout)",
+                 t->options.start_timeout_seconds);
+    else if (reading)
+        snprintf(how, sizeof how, "did not read the request within %.3g s", timeout);
+    else
+        snprintf(how, sizeof how, "gave no answer within %.3g s", timeout);
+    snprintf(result->detail, sizeof result->detail, "the testee %.100s%s%.40s%s", how,
+             result->loaded ? " while the host was loaded (" : "", result->loaded ? load : "", result->loaded ? "): no verdict on it" : "");
+    ts_testee_stop_child(t, true);
+    start_failed(t, how);
 }
 
 /* Writes request (unless NULL) to the child and reads the line that answers it. check_extra:
@@ -426,7 +565,8 @@ void ts_testee_call_child(ts_testee *t, const char *request, size_t len, ts_buf 
         }
     }
     if (!t->running) {
-        if (t->stopped_on_purpose) {
+        if (!t->started_once) { /* a copy's first start (ts_testee_copy) is no restart */
+        } else if (t->stopped_on_purpose) {
             t->planned_restarts++;
         } else if (t->restarts >= t->options.max_restarts) {
             result->status = TS_CALL_UNAVAILABLE;
@@ -445,15 +585,25 @@ void ts_testee_call_child(ts_testee *t, const char *request, size_t len, ts_buf 
     remember_sent(t, id);
     /* Write the request (and newline) while reading stdout/stderr, so a testee that answers
      * before reading everything cannot deadlock us; watch the supervisor's report, so a dead
-     * testee is seen at once even when something it started still holds its stdout. */
-    double deadline = ts_testee_now_seconds() + t->options.timeout_seconds;
-    bool case_deadline = t->deadline > 0 && t->deadline < deadline; /* the case's comes first */
-    if (case_deadline) deadline = t->deadline;
+     * testee is seen at once even when something it started still holds its stdout. The answer's
+     * timeout runs from when the testee has read the request whole (the pipe is empty): until
+     * then a start is timed by its own bound, and a running testee by the answer's. */
+    double timeout = t->options.timeout_seconds * t->timeout_scale;
+    bool reading = request != NULL, starting = reading && !t->read_first;
+    double deadline = 0, recheck = 0.001;
+    bool case_deadline = set_deadline(t, ts_testee_now_seconds() + (starting ? t->options.start_timeout_seconds : timeout),
+                                      &deadline);
     size_t sent = 0, total = request ? len + 1 : 0;
     for (;;) {
         if (sent == total && take_answer(t, id, answer)) {
+            t->read_first = true;
             result->status = TS_CALL_ANSWERED;
             return;
+        }
+        if (reading && sent == total && request_read(t)) {
+            reading = starting = false;
+            t->read_first = true;
+            case_deadline = set_deadline(t, ts_testee_now_seconds() + timeout, &deadline);
         }
         if (t->pending_len > t->options.max_answer_bytes) {
             result->status = TS_CALL_TOO_LARGE;
@@ -491,17 +641,14 @@ void ts_testee_call_child(ts_testee *t, const char *request, size_t len, ts_buf 
             return;
         }
         if (left <= 0) {
-            result->status = TS_CALL_TIMEOUT;
-            snprintf(result->detail, sizeof result->detail, "no answer within %.3g s", t->options.timeout_seconds);
-            ts_testee_stop_child(t, true);
-            char how[80];
-            snprintf(how, sizeof how, "gave no answer within %.3g s", t->options.timeout_seconds);
-            start_failed(t, how);
+            timed_out(t, starting, reading, timeout, result);
             return;
         }
+        double wait = left;
+        if (reading && sent == total && recheck < wait) wait = recheck, recheck *= 2; /* has it read the request? */
         struct pollfd fds[4] = {{t->child.status, POLLIN, 0}, {t->child.out, POLLIN, 0}, {t->child.err, POLLIN, 0},
                                 {sent < total ? t->child.in : -1, POLLOUT, 0}};
-        int ready = poll(fds, 4, (int)(left * 1000) + 1);
+        int ready = poll(fds, 4, (int)(wait * 1000) + 1);
         if (ready < 0 && errno != EINTR) {
             result->status = TS_CALL_UNAVAILABLE;
             snprintf(result->detail, sizeof result->detail, "poll failed: %s", strerror(errno));
@@ -531,9 +678,9 @@ void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answe
     ts_testee_call_child(t, request, len, answer, result, true);
 }
 
-void ts_testee_stop(ts_testee *t) { ts_testee_finish(t); }
-
-void ts_testee_finish(ts_testee *t) {
+/* Closes the child's stdin and reads what it writes until it exits (2 s at most, then it is
+ * killed); output after its last answer counts as second answers. */
+static void finish_child(ts_testee *t) {
     if (t->in_process || !t->running) return;
     if (t->child.in >= 0) close(t->child.in);
     t->child.in = -1;
@@ -555,6 +702,14 @@ void ts_testee_finish(ts_testee *t) {
     count_pending_as_extra(t);
     ts_testee_stop_child(t, !t->child.ended);
     t->stopped_on_purpose = true;
+}
+
+void ts_testee_stop(ts_testee *t) { finish_child(t); }
+
+void ts_testee_finish(ts_testee *t) {
+    if (t->in_process) return;
+    finish_child(t);
+    stop_warm(t);
 }
 
 const char *ts_testee_failure(const ts_testee *t) { return t->failure; }
@@ -584,11 +739,52 @@ void ts_testee_clear_stderr_tail(ts_testee *t) {
 int ts_testee_restarts(const ts_testee *t) { return t->restarts + t->planned_restarts; }
 const char *ts_testee_description(const ts_testee *t) { return t->description; }
 
+ts_testee *ts_testee_copy(const ts_testee *t) {
+    if (t->in_process) return ts_testee_in_process(t->config.mutant);
+    ts_testee *copy = new_testee();
+    if (!copy) return NULL;
+    size_t argc = 0;
+    while (t->argv[argc]) argc++;
+    if (!(copy->argv = calloc(argc + 1, sizeof *copy->argv))) {
+        free(copy);
+        return NULL;
+    }
+    for (size_t i = 0; i < argc; i++)
+        if (!(copy->argv[i] = strdup(t->argv[i]))) {
+            ts_testee_close(copy);
+            return NULL;
+        }
+    copy->options = t->options;
+    copy->warm = t->warm;
+    memcpy(copy->description, t->description, sizeof copy->description);
+    return copy;
+}
+
+/* Closes a ts_child's descriptors and nothing else. */
+static void close_child_fds(ts_child *c) {
+    int fds[] = {c->in, c->out, c->err, c->instance ? -1 : c->status, c->instance ? -1 : c->control, c->fork};
+    for (size_t i = 0; i < sizeof fds / sizeof *fds; i++)
+        if (fds[i] >= 0) close(fds[i]);
+}
+
+void ts_testee_forget(ts_testee *t) {
+    if (!t) return;
+    close_child_fds(&t->child);
+    close_child_fds(&t->server);
+    close_child_fds(&t->spare);
+    no_child(&t->child);
+    no_child(&t->server);
+    no_child(&t->spare);
+    t->running = false;
+    ts_testee_close(t);
+}
+
 void ts_testee_close(ts_testee *t) {
     if (!t) return;
     if (!t->in_process) {
         ts_testee_finish(t);
         ts_child_finish(&t->child);
+        stop_warm(t);
     }
     if (t->argv)
         for (size_t i = 0; t->argv[i]; i++) free(t->argv[i]);

@@ -29,6 +29,7 @@ struct ts_testee {
     ts_testee_options options;
     ts_child child;
     bool running;                /* child started and not stopped yet (it may have ended) */
+    bool started_once;           /* some start was made */
     bool stdout_eof;             /* its stdout reached end of file */
     int answers_this_start;
     char *pending;               /* stdout bytes read past the last answer line */
@@ -55,6 +56,12 @@ struct ts_testee {
     bool arm_after;
     bool armed_this_start;       /* this start was armed: a SIGKILL is the nemesis's */
     uint64_t stdout_read;        /* bytes read from this start's stdout */
+    bool read_first;             /* this start has read a request whole (its start is over) */
+    double timeout_scale;        /* ts_testee_scale_timeout */
+    ts_testee_warm warm;
+    ts_child server;             /* warm fork: the fork server instances come from (pid -1: none) */
+    ts_child spare;              /* warm pool: a process started ahead of need (pid -1: none) */
+    long execs, pooled, forked;  /* ts_testee_starts */
     char description[256];
 };
 
