@@ -48,7 +48,12 @@ static void level_counts(const ts_certification *c, ts_level level, size_t *pass
 bool ts_report_conformant(const ts_certification *c) {
     size_t passed, failed, skipped, errors;
     ts_certification_counts(c, &passed, &failed, &skipped, &errors);
-    return failed == 0 && !c->harness_failure[0];
+    return failed == 0 && !c->harness_failure[0] && !c->interrupted;
+}
+
+const char *ts_report_verdict(const ts_certification *c) {
+    return c->harness_failure[0] ? "not certified" : c->interrupted ? "incomplete"
+                                                   : ts_report_conformant(c) ? "conformant" : "not conformant";
 }
 
 /* ------------------------------------------------------------------------------ JSON ------- */
@@ -124,7 +129,7 @@ static void put_clean(FILE *out, const char *s, bool keep_newlines) {
     ts_buf_free(&clean);
 }
 
-void ts_report_text(FILE *out, const ts_certification *c, const ts_report_context *ctx, bool verbose) {
+void ts_report_text_header(FILE *out, const ts_certification *c) {
     fputs("turnstile certify: ", out);
     put_clean(out, c->testee, false);
     if (c->testee_name) {
@@ -137,43 +142,54 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
     fprintf(out, "\nturnstile %s (commit %s), suite %s (%s, sha256 %.16s), %s\n", c->turnstile_version ? c->turnstile_version : "?",
             c->turnstile_commit ? c->turnstile_commit : "unknown", c->suite ? c->suite->version : "?",
             c->suite ? c->suite->root : "?", c->suite ? c->suite->hash : "", c->date);
+    if (c->options && c->options->shard_count > 1)
+        fprintf(out, "shard %d of %d (turnstile report --merge joins the shards' JSON reports)\n", c->options->shard_index,
+                c->options->shard_count);
+}
+
+bool ts_report_text_case(FILE *out, const ts_certification *c, const ts_case_result *r, bool expected,
+                         const ts_report_context *ctx, bool verbose) {
+    (void)c;
+    bool warn = r->verdict == TS_VERDICT_PASS && r->findings.count > 0;
+    if (r->apart && !verbose) return false;
+    if (expected && !verbose) return false;
+    if (r->verdict == TS_VERDICT_PASS && !warn && !verbose) return false;
+    if (r->verdict == TS_VERDICT_SKIPPED && !verbose) return false;
+    const char *label = r->apart ? "APART" : expected ? "XFAIL" : warn ? "WARN" : r->verdict == TS_VERDICT_FAIL ? "FAIL"
+                        : r->verdict == TS_VERDICT_ERROR ? "ERROR" : r->verdict == TS_VERDICT_SKIPPED ? "SKIP" : "PASS";
+    fprintf(out, "%-5s %s", label, r->c->id);
+    if (r->apart) fprintf(out, "  (%s: %s)", r->apart, ts_verdict_name(r->verdict));
+    if (r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_SKIPPED) {
+        fprintf(out, "  %s: ", r->outcome);
+        put_clean(out, r->detail, false);
+    }
+    fputc('\n', out);
+    for (size_t k = 0; k < r->findings.count; k++) {
+        const ts_rule_info *info = ts_rule_find(r->findings.items[k].rule);
+        fprintf(out, "      [%s%s] ", r->findings.items[k].rule,
+                info && info->level == TS_LEVEL_RECOMMENDED ? ", recommended" : "");
+        put_clean(out, r->findings.items[k].message, false);
+        fputc('\n', out);
+    }
+    if (r->findings.suppressed) fprintf(out, "      (%zu more findings)\n", r->findings.suppressed);
+    if (r->stderr_tail && *r->stderr_tail) {
+        const char *tail = r->stderr_tail;
+        size_t len = strlen(tail);
+        if (len > 600) tail += len - 600;
+        fputs("      testee stderr (end): ", out);
+        put_clean(out, tail, true);
+        if (tail[strlen(tail) - 1] != '\n') fputc('\n', out);
+    }
+    if (failing(r) && !r->apart && !expected && ctx)
+        fprintf(out, "      replay: %s --cases %s%s\n", ctx->replay_before, r->c->id, ctx->replay_after);
+    return true;
+}
+
+void ts_report_text_summary(FILE *out, const ts_certification *c, const ts_report_context *ctx) {
     size_t apart = 0, expected = 0;
     for (size_t i = 0; i < c->count; i++) {
-        const ts_case_result *r = &c->results[i];
-        apart += r->apart != NULL;
-        expected += r->expected;
-        bool warn = r->verdict == TS_VERDICT_PASS && r->findings.count > 0;
-        if (r->apart && !verbose) continue;
-        if (r->expected && !verbose) continue;
-        if (r->verdict == TS_VERDICT_PASS && !warn && !verbose) continue;
-        if (r->verdict == TS_VERDICT_SKIPPED && !verbose) continue;
-        const char *label = r->apart ? "APART" : r->expected ? "XFAIL" : warn ? "WARN" : r->verdict == TS_VERDICT_FAIL ? "FAIL"
-                            : r->verdict == TS_VERDICT_ERROR ? "ERROR" : r->verdict == TS_VERDICT_SKIPPED ? "SKIP" : "PASS";
-        fprintf(out, "%-5s %s", label, r->c->id);
-        if (r->apart) fprintf(out, "  (%s: %s)", r->apart, ts_verdict_name(r->verdict));
-        if (r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_SKIPPED) {
-            fprintf(out, "  %s: ", r->outcome);
-            put_clean(out, r->detail, false);
-        }
-        fputc('\n', out);
-        for (size_t k = 0; k < r->findings.count; k++) {
-            const ts_rule_info *info = ts_rule_find(r->findings.items[k].rule);
-            fprintf(out, "      [%s%s] ", r->findings.items[k].rule,
-                    info && info->level == TS_LEVEL_RECOMMENDED ? ", recommended" : "");
-            put_clean(out, r->findings.items[k].message, false);
-            fputc('\n', out);
-        }
-        if (r->findings.suppressed) fprintf(out, "      (%zu more findings)\n", r->findings.suppressed);
-        if (r->stderr_tail && *r->stderr_tail) {
-            const char *tail = r->stderr_tail;
-            size_t len = strlen(tail);
-            if (len > 600) tail += len - 600;
-            fputs("      testee stderr (end): ", out);
-            put_clean(out, tail, true);
-            if (tail[strlen(tail) - 1] != '\n') fputc('\n', out);
-        }
-        if (failing(r) && !r->apart && !r->expected && ctx)
-            fprintf(out, "      replay: %s --cases %s%s\n", ctx->replay_before, r->c->id, ctx->replay_after);
+        apart += c->results[i].apart != NULL;
+        expected += c->results[i].expected;
     }
     fprintf(out, "\nrule  level        passed  failed  skipped  what\n");
     for (size_t k = 0; k < ts_rule_count; k++) {
@@ -214,14 +230,23 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
     double rate = c->seconds > 0 ? (double)c->count / c->seconds : 0.0; /* a kill sweep runs below 1 case/s */
     fprintf(out, "%zu cases in %.2f s (%.*f cases/s), %d testee restarts, %zu harness errors\n", c->count, c->seconds,
             rate < 10 ? 2 : 0, rate, c->restarts, errors);
+    if (c->execs || c->forked)
+        fprintf(out, "testee processes: %ld started (%ld of them taken from the pool), %ld forked by a fork server\n", c->execs,
+                c->pooled, c->forked);
+    if (c->interrupted) {
+        fprintf(out, "interrupted by signal %d: %zu cases decided, %zu in flight (", c->interrupted, c->count, c->in_flight_count);
+        for (size_t i = 0; i < c->in_flight_count; i++) fprintf(out, "%s%s", i ? ", " : "", c->in_flight[i]->id);
+        fprintf(out, "), %zu not run\n", c->not_run);
+    }
     size_t req_pass, req_all, rec_pass, rec_all;
     level_counts(c, TS_LEVEL_REQUIRED, &req_pass, &req_all);
     level_counts(c, TS_LEVEL_RECOMMENDED, &rec_pass, &rec_all);
     if (c->harness_failure[0]) fprintf(out, "verdict: NOT CERTIFIED: the run stopped: %s\n", c->harness_failure);
     else
         fprintf(out, "verdict: %s: Required rules %zu of %zu pass, Recommended %zu of %zu; cases %zu of %zu pass",
-                ts_report_conformant(c) ? "CONFORMANT" : "NOT CONFORMANT", req_pass, req_all, rec_pass, rec_all, passed,
-                c->count - apart - skipped);
+                c->interrupted ? "INCOMPLETE (no verdict: the run was interrupted)" : ts_report_conformant(c) ? "CONFORMANT"
+                                                                                                             : "NOT CONFORMANT",
+                req_pass, req_all, rec_pass, rec_all, passed, c->count - apart - skipped);
     if (!c->harness_failure[0]) fprintf(out, ctx && ctx->gate ? " (%zu fail as expected)\n" : "\n", expected);
     if (ctx && ctx->gate_text && *ctx->gate_text) fputs(ctx->gate_text, out);
     if (ctx && ctx->gate) {
@@ -235,6 +260,12 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
     } else {
         fprintf(out, "%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
     }
+}
+
+void ts_report_text(FILE *out, const ts_certification *c, const ts_report_context *ctx, bool verbose) {
+    ts_report_text_header(out, c);
+    for (size_t i = 0; i < c->count; i++) ts_report_text_case(out, c, &c->results[i], c->results[i].expected, ctx, verbose);
+    ts_report_text_summary(out, c, ctx);
 }
 
 /* The testee's command for a certificate: absolute paths (build and temp directories) are
@@ -268,11 +299,22 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
     size_t passed, failed, skipped, errors;
     ts_certification_counts(c, &passed, &failed, &skipped, &errors);
     ts_buf_append_str(&b, "{\"format\":\"turnstile-certification\",\"version\":1,\"verdict\":");
-    json_str(&b, c->harness_failure[0] ? "not certified" : ts_report_conformant(c) ? "conformant" : "not conformant");
+    json_str(&b, ts_report_verdict(c));
     if (c->harness_failure[0]) {
         ts_buf_append_str(&b, ",\"harnessFailure\":");
         json_str(&b, c->harness_failure);
     }
+    if (c->interrupted) { /* a partial certificate: what was decided, and what was in flight */
+        ts_buf_appendf(&b, ",\"incomplete\":true,\"interruptedBy\":%d,\"inFlight\":[", c->interrupted);
+        for (size_t i = 0; i < c->in_flight_count; i++) {
+            if (i) ts_buf_append_char(&b, ',');
+            json_str(&b, c->in_flight[i]->id);
+        }
+        ts_buf_appendf(&b, "],\"notRun\":%zu", c->not_run);
+    }
+    if (c->options->shard_count > 1)
+        ts_buf_appendf(&b, ",\"shard\":{\"index\":%d,\"count\":%d,\"selected\":%zu}", c->options->shard_index,
+                       c->options->shard_count, c->selected);
     ts_buf_append_str(&b, ",\"date\":");
     json_str(&b, c->date);
     ts_buf_append_str(&b, ",\"turnstile\":{\"version\":");
@@ -289,7 +331,8 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
     portable_command(&command, c->testee);
     json_str(&b, command.data ? command.data : "");
     ts_buf_free(&command);
-    ts_buf_appendf(&b, ",\"restarts\":%d},\"suite\":{\"version\":", c->restarts);
+    ts_buf_appendf(&b, ",\"restarts\":%d,\"processes\":{\"started\":%ld,\"pooled\":%ld,\"forked\":%ld}},\"suite\":{\"version\":",
+                   c->restarts, c->execs, c->pooled, c->forked);
     json_str(&b, c->suite ? c->suite->version : "");
     ts_buf_append_str(&b, ",\"sha256\":");
     json_str(&b, c->suite ? c->suite->hash : "");
@@ -349,6 +392,8 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
             ts_buf_append_char(&b, '}');
         }
         ts_buf_append_char(&b, ']');
+        if (r->findings.suppressed) ts_buf_appendf(&b, ",\"moreFindings\":%zu", r->findings.suppressed);
+        ts_buf_appendf(&b, ",\"seconds\":%.3f", r->seconds);
         if (r->equivalent >= 0) ts_buf_appendf(&b, ",\"equivalent\":%s", r->equivalent ? "true" : "false");
         if (r->expected) ts_buf_append_str(&b, ",\"expectedFailure\":true");
         if (r->apart) {
@@ -426,7 +471,7 @@ bool ts_report_junit(FILE *out, const ts_certification *c, const ts_report_conte
     ts_buf_init(&b);
     /* Expected failures (with a gate) and cases set apart are <skipped>: a passing gate is green
      * in every JUnit viewer; only new failures are <failure> or <error>. */
-    size_t tests = c->count, failures = 0, errors = 0, skipped = 0;
+    size_t tests = c->count + c->in_flight_count, failures = 0, errors = c->in_flight_count, skipped = 0;
     for (size_t i = 0; i < c->count; i++) {
         const ts_case_result *r = &c->results[i];
         if (r->apart || r->expected || r->verdict == TS_VERDICT_SKIPPED) skipped++;
@@ -447,7 +492,7 @@ bool ts_report_junit(FILE *out, const ts_certification *c, const ts_report_conte
     xml_property(&b, "turnstile.commit", c->turnstile_commit);
     xml_property(&b, "suite.version", c->suite ? c->suite->version : "");
     xml_property(&b, "suite.sha256", c->suite ? c->suite->hash : "");
-    xml_property(&b, "verdict", c->harness_failure[0] ? "not certified" : ts_report_conformant(c) ? "conformant" : "not conformant");
+    xml_property(&b, "verdict", ts_report_verdict(c));
     if (c->options->platform) xml_property(&b, "platform", c->options->platform);
     ts_buf_append_str(&b, "</properties>\n");
     for (size_t i = 0; i < c->count; i++) {
@@ -460,7 +505,7 @@ bool ts_report_junit(FILE *out, const ts_certification *c, const ts_report_conte
         xml_escaped(&b, classname);
         ts_buf_append_str(&b, "\" name=\"");
         xml_escaped(&b, r->c->id);
-        ts_buf_append_str(&b, "\">");
+        ts_buf_appendf(&b, "\" time=\"%.3f\">", r->seconds);
         if (r->apart) {
             ts_buf_append_str(&b, "<skipped message=\"set apart (--platform ");
             xml_escaped(&b, c->options->platform);
@@ -516,6 +561,17 @@ bool ts_report_junit(FILE *out, const ts_certification *c, const ts_report_conte
             ts_buf_append_str(&b, "</system-out>");
         }
         ts_buf_append_str(&b, "</testcase>\n");
+    }
+    for (size_t i = 0; i < c->in_flight_count; i++) { /* interrupted: never green */
+        const char *id = c->in_flight[i]->id, *last = strrchr(id, '.');
+        char classname[256];
+        snprintf(classname, sizeof classname, "%.*s", (int)(last ? (size_t)(last - id) : strlen(id)), id);
+        ts_buf_append_str(&b, "<testcase classname=\"");
+        xml_escaped(&b, classname);
+        ts_buf_append_str(&b, "\" name=\"");
+        xml_escaped(&b, id);
+        ts_buf_appendf(&b, "\"><error type=\"incomplete\" message=\"the run was interrupted (signal %d) while this case "
+                           "ran\"/></testcase>\n", c->interrupted);
     }
     ts_buf_append_str(&b, "</testsuite>\n</testsuites>\n");
     return write_out(out, &b);
