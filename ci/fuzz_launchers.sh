@@ -11,9 +11,9 @@
 # Ends "N passed, N failed".
 set -uo pipefail
 seconds="${1:-2}"
-cd "$(dirname "$0")/.."
-ci/setup.sh fuzz
-targets=(merge_bytes merge_structured acceptance differential differential_resume codec_roundtrip resume_scenarios)
+cd "$(dirname "$0")/.." || exit 1
+ci/setup.sh fuzz || exit 1
+mapfile -t targets < <(grep -v '^#' fuzz/targets.txt)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1
@@ -46,8 +46,9 @@ mkdir -p "$work/findings"
 TURNSTILE_TESTEE="$kit" TURNSTILE_EXPECTED_FAILURES="$work/known.txt" TURNSTILE_KEEP_GOING=1 TURNSTILE_FINDINGS_DIR="$work/findings" \
     TURNSTILE_CORPUS="$work/team" bazel run --config=libfuzzer //fuzz:differential_run -- -max_total_time=$((seconds + 3)) -seed=1 \
     >"$work/team.log" 2>&1
+bazel build //:turnstile >"$work/build.log" 2>&1 || { tail -20 "$work/build.log"; exit 1; }
 turnstile="$(bazel info bazel-bin 2>/dev/null)/turnstile"
-bazel build //:turnstile >/dev/null 2>&1
+[ -x "$turnstile" ] || { echo "ci/fuzz_launchers.sh: no $turnstile" >&2; exit 1; }
 rules=$(sed -n 's/.*"rules":\["\([A-Z0-9]*\)"\].*/\1/p' "$work/findings/MANIFEST.json" 2>/dev/null | sort -u | paste -sd' ')
 listed=$(for r in $rules; do grep -v '^#' "$work/known.txt" | awk -v r="$r" '$2 == r' | head -1; done)
 # shellcheck disable=SC2086
@@ -74,7 +75,7 @@ TURNSTILE_TESTEE="$resume_kit" TURNSTILE_FINDINGS_DIR="$work/rfindings-kit" TURN
 TURNSTILE_TESTEE_MUTANT=resume-restarts-loop TURNSTILE_SKIP_RULES=U8 TURNSTILE_KEEP_GOING=1 TURNSTILE_FINDINGS_DIR="$work/rfindings" \
     TURNSTILE_KILL_POINTS=none TURNSTILE_CORPUS="$work/rmutant" bazel run --config=libfuzzer //fuzz:differential_resume_run -- \
     -max_total_time=$((seconds + 3)) -seed=1 >"$work/rmutant.log" 2>&1
-bazel build //:turnstile >/dev/null 2>&1
+bazel build //:turnstile >"$work/build.log" 2>&1 || { tail -20 "$work/build.log"; exit 1; }
 rules=$(sed -n 's/.*"rules":\["\([A-Z0-9]*\)"\].*/\1/p' "$work/rfindings/MANIFEST.json" 2>/dev/null | sort -u | paste -sd' ')
 # shellcheck disable=SC2086
 if grep -q '^Done [0-9]* runs' "$work/rkit.log" && [ ! -e "$work/rfindings-kit/MANIFEST.json" ] \

@@ -21,21 +21,23 @@ if [ -n "${FUZZ_OUT:-}" ]; then
 else
     out=$(mktemp -d "${TMPDIR:-/tmp}/turnstile-fuzz.XXXXXX")
 fi
-targets=(merge_bytes merge_structured acceptance differential differential_resume codec_roundtrip resume_scenarios)
-bazel build --config=libfuzzer $(printf '//fuzz:%s_bin ' "${targets[@]}") >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-bazel build --config=afl $(printf '//fuzz:%s_bin ' "${targets[@]}") >>"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+mapfile -t targets < <(grep -v '^#' fuzz/targets.txt)
+binaries=("${targets[@]/#///fuzz:}")
+binaries=("${binaries[@]/%/_bin}")
+bazel build --config=libfuzzer "${binaries[@]}" >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+bazel build --config=afl "${binaries[@]}" >>"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 bin="$(bazel info --config=libfuzzer bazel-bin 2>/dev/null)/fuzz"
 [ -x "$bin/merge_bytes_bin" ] || { echo "ci/fuzz_smoke.sh: no libFuzzer binaries in $bin" >&2; exit 1; }
 passed=0 failed=0
 for t in "${targets[@]}"; do
     mkdir -p "$out/$t/corpus"
-    cp corpora/$t/seeds/* "$out/$t/corpus/" 2>/dev/null || true
-    find corpora/$t/regressions -type f ! -name 'README*' -exec cp {} "$out/$t/corpus/" \;
-    dict=(); [ -f fuzz/$t.dict ] && dict=(-dict=fuzz/$t.dict)
+    find "corpora/$t/seeds" "corpora/$t/regressions" -type f ! -name 'README*' -exec cp {} "$out/$t/corpus/" \;
+    dict=(); [ ! -f "fuzz/$t.dict" ] || dict=(-dict="fuzz/$t.dict")
     if TURNSTILE_FINDINGS_DIR="$out/$t" "$bin/${t}_bin" "${dict[@]}" -seed="${FUZZ_SEED:-1}" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=4096 \
         -print_final_stats=1 -artifact_prefix="$out/$t/" "$out/$t/corpus" >"$out/$t/log" 2>&1; then
-        stats=$(grep -E '^stat::(number_of_executed_units|average_exec_per_sec)' "$out/$t/log" | awk '{print $2}' | paste -sd' ')
-        cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$out/$t/log" | tail -1)
+        # (figures for the reader only: their absence fails nothing)
+        stats=$({ grep -E '^stat::(number_of_executed_units|average_exec_per_sec)' "$out/$t/log" || true; } | awk '{print $2}' | paste -sd' ')
+        cov=$({ grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$out/$t/log" || true; } | tail -1)
         echo "PASS $t: $stats executions, exec/s; $cov"
         passed=$((passed + 1))
     else
@@ -47,8 +49,13 @@ for t in "${targets[@]}"; do
 done
 launchers=0
 ci/fuzz_launchers.sh >"$out/launchers.log" 2>&1 || launchers=$?
-grep -E '^(PASS|FAIL)' "$out/launchers.log"
-[ "$launchers" -eq 0 ] && passed=$((passed + 1)) || failed=$((failed + 1))
+grep -E '^(PASS|FAIL)' "$out/launchers.log" || true
+if [ "$launchers" -eq 0 ]; then
+    passed=$((passed + 1))
+else
+    echo "FAIL ci/fuzz_launchers.sh (exit $launchers):"; tail -5 "$out/launchers.log"
+    failed=$((failed + 1))
+fi
 echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ] && [ -z "${FUZZ_OUT:-}" ] && rm -rf "$out"
-[ "$failed" -eq 0 ]
+if [ "$failed" -ne 0 ]; then exit 1; fi
+[ -n "${FUZZ_OUT:-}" ] || rm -rf "$out"

@@ -6,12 +6,15 @@
 #                                   libuuid and SQLite linked statically; simdjson (Debian ships
 #                                   no static archive) from lib/ beside it ($ORIGIN/../lib): needs
 #                                   only glibc and the C++ runtime every apt-based system has
-#   lib/libsimdjson.so.N            the codec's fast parser (its copyright in share/doc/turnstile/)
-#   share/turnstile/suite/          the conformance cases (to vendor, or for certify --suite)
-#   share/turnstile/kits/           the testee kits (Python, Node.js, TypeScript, C#, C)
+#   lib/libsimdjson.so.N            error positions of the codec (its copyright in share/doc/turnstile/)
+#   share/turnstile/conformance/    laid out as in a checkout, so that README's certify commands
+#     cases/                        work from PREFIX/share/turnstile as from a checkout's root: the
+#     testees/                      conformance cases (to vendor, or for certify --suite), the testee
+#     PROTOCOL.md, SPEC.md          kits (Python, Node.js, TypeScript, C#, C, the Python resume kit)
 #   share/doc/turnstile/            README.md, SPEC.md, PROTOCOL.md
 # so `tar -xzf ARCHIVE -C PREFIX --strip-components=1` installs it (README.md, "Install"). Runs on the
-# build machine's glibc or newer (Debian 12, Ubuntu 24.04); it prints the oldest glibc it needs.
+# build machine's glibc and libstdc++ or newer (Debian 12, Ubuntu 22.04); it prints the oldest
+# versions of both it needs.
 set -euo pipefail
 trap 'echo "ci/release.sh: failed at line $LINENO (exit $?)" >&2' ERR
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,6 +34,7 @@ for lib in jansson crypto uuid sqlite3; do
     [ -f "$a" ] || { echo "ci/release.sh: lib$lib.a not found (ci/setup.sh certify installs it)" >&2; exit 1; }
     ln -s "$a" "$work/static/lib$lib.a"
 done
+# shellcheck disable=SC2054  # commas belong to the linker flags
 flags=(--platform_suffix=release --linkopt="-L$work/static" --linkopt=-Wl,--as-needed --linkopt=-pthread --linkopt=-ldl
        --linkopt='-Wl,-rpath,$ORIGIN/../lib'
        --per_file_copt="conformance/cli/options.c@-DTURNSTILE_COMMIT=\"$commit\"")
@@ -44,26 +48,32 @@ for lib in $needed; do
     esac
 done
 glibc=$(objdump -T "$bin" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -1)
+glibcxx=$(objdump -T "$bin" ${bundled:+"$bundled"} | { grep -o 'GLIBCXX_[0-9.]*' || true; } | sort -uV | tail -1)
 
 name="turnstile-$version-linux-x86_64"
 stage="$work/$name"
-mkdir -p "$stage/bin" "$stage/lib" "$stage/share/turnstile/kits" "$stage/share/doc/turnstile"
+share=$stage/share/turnstile/conformance
+mkdir -p "$stage/bin" "$stage/lib" "$share/testees" "$stage/share/doc/turnstile"
 install -m 755 "$bin" "$stage/bin/turnstile"
 if [ -n "${bundled:-}" ]; then
     install -m 644 "$bundled" "$stage/lib/"
-    cp /usr/share/doc/libsimdjson*/copyright "$stage/share/doc/turnstile/simdjson-copyright" 2>/dev/null || true
+    copyright=$(find /usr/share/doc -path '*/libsimdjson*/copyright' | head -1)
+    [ -n "$copyright" ] || { echo "ci/release.sh: simdjson's copyright file is missing (it ships with the library)" >&2; exit 1; }
+    cp "$copyright" "$stage/share/doc/turnstile/simdjson-copyright"
 fi
 strip "$stage/bin/turnstile"
-cp -r conformance/cases "$stage/share/turnstile/suite"
-for kit in README.md python-minimal node-minimal ts-kit c-minimal dotnet-kit dotnet-kit-own-types; do
-    [ -e "conformance/testees/$kit" ] && cp -r "conformance/testees/$kit" "$stage/share/turnstile/kits/"
+cp -r conformance/cases "$share/cases"
+# The kits (conformance/testees/README.md's table), not the adapters of real libraries and engines.
+for kit in README.md python-minimal node-minimal ts-kit c-minimal dotnet-kit dotnet-kit-own-types python-resume; do
+    cp -r "conformance/testees/$kit" "$share/testees/"
 done
-rm -rf "$stage/share/turnstile/kits/"*/{bin,obj,node_modules,dist}
+rm -rf "$share/testees/"*/{bin,obj,out,node_modules,dist}
+cp conformance/SPEC.md conformance/PROTOCOL.md "$share/"
 cp README.md conformance/SPEC.md conformance/PROTOCOL.md "$stage/share/doc/turnstile/"
 "$stage/bin/turnstile" --version >"$stage/share/doc/turnstile/VERSION"
-echo "needs: $needed ($glibc or newer)" >>"$stage/share/doc/turnstile/VERSION"
+echo "needs: $needed ($glibc${glibcxx:+, $glibcxx} or newer)" >>"$stage/share/doc/turnstile/VERSION"
 archive="$outdir/$name.tar.gz"
 tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@${SOURCE_DATE_EPOCH:-0}" -C "$work" -czf "$archive" "$name"
 (cd "$outdir" && sha256sum "$name.tar.gz" >"$name.tar.gz.sha256")
 echo "$archive"
-echo "  $(head -1 "$stage/share/doc/turnstile/VERSION"); links $needed; needs $glibc or newer"
+echo "  $(head -1 "$stage/share/doc/turnstile/VERSION"); links $needed; needs $glibc${glibcxx:+ and $glibcxx} or newer"

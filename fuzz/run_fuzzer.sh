@@ -13,7 +13,7 @@
 #   $TURNSTILE_FINDINGS_DIR  (differential) where findings are written; default WORK/findings.
 # Safe for two runs at once on one machine: nothing is written to a fixed path.
 set -euo pipefail
-bin= corpus= dict=
+bin='' corpus='' dict=
 while [ $# -gt 0 ]; do
     case "$1" in
         --bin=*) bin=${1#--bin=} ;;
@@ -40,7 +40,8 @@ if [ -n "${TURNSTILE_CORPUS:-}" ]; then
 else
     work=$(mktemp -d "${TMPDIR:-/tmp}/turnstile-$target.XXXXXX")
 fi
-export TURNSTILE_FINDINGS_DIR=$(from_user_dir "${TURNSTILE_FINDINGS_DIR:-$work/findings}")
+TURNSTILE_FINDINGS_DIR=$(from_user_dir "${TURNSTILE_FINDINGS_DIR:-$work/findings}")
+export TURNSTILE_FINDINGS_DIR
 mkdir -p "$work/corpus" "$work/crashes" "$TURNSTILE_FINDINGS_DIR"
 find -L "$corpus/seeds" "$corpus/regressions" -type f ! -name 'README*' -exec cp -L -n {} "$work/corpus/" \; 2>/dev/null || true
 echo "run_fuzzer.sh: $target: corpus $work/corpus, crashes $work/crashes, findings $TURNSTILE_FINDINGS_DIR" >&2
@@ -48,7 +49,13 @@ if grep -qa '__afl_area_ptr' "$bin"; then
     # afl-fuzz reads real files from a directory it may not write, and writes its queue to -o.
     export AFL_SKIP_CPUFREQ=${AFL_SKIP_CPUFREQ:-1} AFL_NO_UI=${AFL_NO_UI:-1}
     export AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=${AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES:-1}
-    exec afl-fuzz -i "$work/corpus" -o "$work/afl" ${dict:+-x "$dict"} "$@" -- "$bin"
+    # Unless told (-t), a generous per-input timeout whose '+' skips a seed that exceeds it instead
+    # of aborting: afl-fuzz calibrates its own from a few fast runs, and on a loaded machine a seed
+    # of a target that starts processes (differential_resume kills and restarts its testee) can
+    # overrun that and abort the whole run in its dry run.
+    timeout=(-t 20000+)
+    for a in "$@"; do case "$a" in -t|-t*) timeout=() ;; esac; done
+    exec afl-fuzz -i "$work/corpus" -o "$work/afl" ${dict:+-x "$dict"} "${timeout[@]}" "$@" -- "$bin"
 else
     exec "$bin" ${dict:+-dict="$dict"} -artifact_prefix="$work/crashes/" "$@" "$work/corpus"
 fi

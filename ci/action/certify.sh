@@ -4,7 +4,10 @@
 #   TURNSTILE_COMMAND              the testee's command line (run with bash -c)
 #   TURNSTILE_EXPECTED_FAILURES    optional expected-failures list to gate on
 #   TURNSTILE_PLATFORM             optional --platform
-#   TURNSTILE_ARGS                 optional further certify options (split like a shell would)
+#   TURNSTILE_ARGS                 optional further certify options: split into words like a shell
+#                                  splits them (blanks; '...', "..." and \ quote), nothing expanded
+#                                  ($, `...`, globs and ; stay as written); an unmatched quote is
+#                                  bad usage (exit 2)
 #   TURNSTILE_JUNIT, TURNSTILE_REPORT_JSON   outputs (defaults turnstile-junit.xml, turnstile-report.json)
 #   GITHUB_STEP_SUMMARY, GITHUB_OUTPUT       when set: the summary (verdict, gate, compliance
 #                                            table) and the `verdict` output are written there
@@ -16,15 +19,21 @@ report="${TURNSTILE_REPORT_JSON:-turnstile-report.json}"
 options=(--junit "$junit" --report-json "$report")
 [ -n "${TURNSTILE_EXPECTED_FAILURES:-}" ] && options+=(--expected-failures "$TURNSTILE_EXPECTED_FAILURES")
 [ -n "${TURNSTILE_PLATFORM:-}" ] && options+=(--platform "$TURNSTILE_PLATFORM")
+out=$(mktemp)
+words=$(mktemp)
+trap 'rm -f "$out" "$words"' EXIT
 if [ -n "${TURNSTILE_ARGS:-}" ]; then
-    eval "extra=($TURNSTILE_ARGS)"
+    # xargs splits words the way a shell quotes them, and runs nothing but printf: no input is code.
+    if ! printf '%s' "$TURNSTILE_ARGS" | xargs -r printf '%s\0' >"$words"; then
+        echo "turnstile action: cannot split the args input (an unmatched quote?): $TURNSTILE_ARGS" >&2
+        exit 2
+    fi
+    mapfile -d '' -t extra <"$words"
     options+=("${extra[@]}")
 fi
-out=$(mktemp)
-trap 'rm -f "$out"' EXIT
 turnstile certify "${options[@]}" -- bash -c "$TURNSTILE_COMMAND" 2>&1 | tee "$out"
 status=${PIPESTATUS[0]}
-verdict=$(sed -n 's/^verdict: \([A-Z ]*\):.*/\1/p' "$out" | tr 'A-Z' 'a-z')
+verdict=$(sed -n 's/^verdict: \([A-Z ]*\):.*/\1/p' "$out" | tr '[:upper:]' '[:lower:]')
 [ -n "${GITHUB_OUTPUT:-}" ] && echo "verdict=${verdict:-not certified}" >>"$GITHUB_OUTPUT"
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
     {

@@ -1,7 +1,9 @@
 /* parse_model.c — parse + model, three ways, for ci/bench/merge_bench.sh: what each JSON parser
  * costs once its values are turnstile's (ts_json in an arena, read into ts_update by the model).
  *
- *   parse_model simdjson FILE   ts_update_reader: the codec's fast path, windows, one pass
+ *   parse_model simdjson FILE   ts_update_reader: the codec's fast path, windows, one pass (the
+ *                               mode keeps its name: that path was simdjson's DOM until issue
+ *                               26, and is turnstile's own scanner, core/json/scan.h, since)
  *   parse_model jansson FILE    the whole file, ts_value_reader (jansson, tree copied into the
  *                               arena, freed), ts_update_from_json: the codec before simdjson
  *   parse_model cjson FILE      the whole file, cJSON per line, its tree copied into the arena,

@@ -9,9 +9,14 @@
 #   * JSON and JUnit reports are well-formed and agree with the summary;
 #   * --cases/--rules select; `turnstile check` judges a recorded pair;
 #   * the three testee kits (C, Python, Node.js) certify with their committed failure lists.
+# With --long (//conformance/certifier:certify_long_test, run by //ci:long_tests) also the resume
+# engine's six mutants, each over every kill point of every Journal and Resume case, and the
+# reference over the pipe on more resume cases: minutes of CPU under ASan, too long for a unit
+# test on a loaded machine (ci/certify_engines.sh certifies those mutants in CI as well).
 set -u
-TURNSTILE=$(realpath "${1:?usage: certify_test.sh TURNSTILE C_KIT}")
+TURNSTILE=$(realpath "${1:?usage: certify_test.sh TURNSTILE C_KIT [--long]}")
 C_KIT=$(realpath "$2")
+long=""; [ "${3:-}" != --long ] || long=1
 export TURNSTILE_SUITE=conformance/cases
 unset XML_OUTPUT_FILE  # the certify runs below must not overwrite this test's own XML
 TMP=$(mktemp -d)
@@ -51,7 +56,7 @@ while read -r mutant must rules; do
     name="mutant_$mutant"
     # A merge mutant's engine is the reference's, a resume mutant's merger: the other half's
     # cases would only cost time.
-    case "$must" in J*) cases='Journal.*,Resume.*' ;; *) cases='Merge.*,Host.*' ;; esac
+    case "$must" in J*) cases='Journal.*,Resume.*'; [ -n "$long" ] || continue ;; *) cases='Merge.*,Host.*' ;; esac
     "$TURNSTILE" certify --mutant "$mutant" --cases "$cases" --report-json "$TMP/m.json" >"$TMP/out" 2>&1
     status=$?
     got=$(json "$TMP/m.json" "','.join(sorted({f['rule'] for c in r['cases'] for f in c['findings']}))")
@@ -88,16 +93,20 @@ name=mutant_signal_outside_commit_under_J13
     && ok || fail "no J13 finding names the lost signal"
 # A killed run's findings are reported under U9, naming the rule they break: the signal lost
 # by a cursor committed apart from its user message is a lost user message (U3).
+if [ -n "$long" ]; then
 name=mutant_signal_outside_commit_names_U3
 "$TURNSTILE" certify --mutant signal-consumed-outside-commit --cases 'Resume.*' --report-json "$TMP/m.json" >/dev/null 2>&1
 [ "$(json "$TMP/m.json" "all(f['message'].split('] ')[0].endswith('[U3') for c in r['cases'] for f in c['findings'])")" = True ] \
     && ok || fail "U9 findings name another rule than U3"
+fi
 
 # The resume op over the pipe: the reference passes every universal rule with a kill at every
 # point (a real SIGKILL of its process group, a restart, recovery). A few cases: each kill
-# starts a process, and the in-process run above has certified every case.
+# starts a process, and the in-process run above has certified every case (--long: more).
 name=resume_reference_over_the_pipe
-"$TURNSTILE" certify --cases 'Resume.U3.signal_while_tool_pending,Resume.U5.sync_tool_beside_async,Resume.U9.*' --report-json "$TMP/resume.json" -- "$TURNSTILE" testee >"$TMP/out" 2>&1 \
+over_the_pipe='Resume.U3.signal_while_tool_pending'
+[ -z "$long" ] || over_the_pipe='Resume.U3.signal_while_tool_pending,Resume.U5.sync_tool_beside_async,Resume.U9.*'
+"$TURNSTILE" certify --cases "$over_the_pipe" --report-json "$TMP/resume.json" -- "$TURNSTILE" testee >"$TMP/out" 2>&1 \
     && tail -1 "$TMP/out" | grep -qE '^[0-9]+ passed, 0 failed, 0 skipped$' && ok || fail "$(tail -5 "$TMP/out")"
 name=resume_every_point_killed
 [ "$(json "$TMP/resume.json" "all(c['history']['killPoints'] > 0 and c['history']['killPoints'] == c['history']['passingRunsOmitted'] for c in r['cases'])")" = True ] \
@@ -199,11 +208,12 @@ printf 'Merge.I1.single_id_preserved\n' >"$TMP/xfail.old"
 [ $? -eq 2 ] && grep -q "xfail.old:1: expected 'CASE RULE'" "$TMP/out" && ok || fail "$(tail -2 "$TMP/out")"
 
 # Every printed command works as printed: each replay line reruns its one case with the same
-# options; the "to accept" line rewrites the list so that the gate then passes.
+# options; the "to accept" line rewrites the list so that the gate then passes. (A merge mutant:
+# --kill-points none spares the resume cases' kill sweep, a new process at each point.)
 name=printed_replay_commands_run
 mkdir -p "$TMP/with space"
 cp "$TMP/xfail.fewer" "$TMP/with space/known list.txt"
-"$TURNSTILE" certify --timeout=4 --no-repeat --expected-failures "$TMP/with space/known list.txt" \
+"$TURNSTILE" certify --timeout=4 --no-repeat --kill-points none --expected-failures "$TMP/with space/known list.txt" \
     -- "$TURNSTILE" testee --mutant keyed-before-unkeyed >"$TMP/out" 2>&1
 replays=$(sed -n 's/^ *replay: //p' "$TMP/out")
 [ -n "$replays" ] && while IFS= read -r line; do
@@ -211,12 +221,12 @@ replays=$(sed -n 's/^ *replay: //p' "$TMP/out")
     status=$?
     id=$(printf '%s' "$line" | sed 's/.* --cases \([^ ]*\) .*/\1/')
     [ $status -eq 1 ] && tail -1 "$TMP/replay" | grep -qE '^0 passed, 1 failed, 0 skipped$' && grep -q "^FAIL  $id" "$TMP/replay" \
-        && grep -q ' --timeout 4 --no-repeat' <<<"$line" || { echo "$line"; tail -3 "$TMP/replay"; exit 1; }
+        && grep -q ' --timeout 4 --no-repeat --kill-points none' <<<"$line" || { echo "$line"; tail -3 "$TMP/replay"; exit 1; }
 done <<<"$replays" >"$TMP/replay.log" && ok || fail "$(cat "$TMP/replay.log")"
 name=printed_accept_command_runs
 accept=$(sed -n 's/^to accept the current failures: //p' "$TMP/out")
 [ -n "$accept" ] && bash -c "$accept" >/dev/null 2>&1; [ $? -eq 1 ] \
-    && "$TURNSTILE" certify --no-repeat --timeout 4 --expected-failures "$TMP/with space/known list.txt" \
+    && "$TURNSTILE" certify --no-repeat --timeout 4 --kill-points none --expected-failures "$TMP/with space/known list.txt" \
         -- "$TURNSTILE" testee --mutant keyed-before-unkeyed >"$TMP/out2" 2>&1 \
     && ok || fail "[$accept] $(tail -3 "$TMP/out2" 2>/dev/null)"
 
@@ -244,7 +254,7 @@ name=option_equals_value
 
 # The report stands as a certificate.
 name=report_is_a_certificate
-"$TURNSTILE" certify --report-json "$TMP/cert.json" -- "$TURNSTILE" testee --mutant keyed-before-unkeyed >/dev/null 2>&1
+"$TURNSTILE" certify --kill-points none --report-json "$TMP/cert.json" -- "$TURNSTILE" testee --mutant keyed-before-unkeyed >/dev/null 2>&1
 python3 - "$TMP/cert.json" "$TURNSTILE" <<'PY' && ok || fail "see above"
 import json, re, sys
 r = json.load(open(sys.argv[1]))

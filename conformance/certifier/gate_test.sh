@@ -33,7 +33,7 @@ first_fail=$(grep -v '^#' "$TMP/xfail" | grep -v '^Merge.M3.* I2 ' | head -1) # 
   grep -v '^#' "$TMP/xfail" | grep -v '^Merge.M3.* I2 ' | tail -n +2; echo "# trailing comment"; } >"$TMP/xfail.edit"
 "$TURNSTILE" certify --mutant keyed-before-unkeyed --kill-points none --write-expected-failures "$TMP/xfail.edit" >/dev/null 2>&1
 python3 - "$TMP/xfail.edit" "$first_fail" <<'PY' && "$TURNSTILE" certify --mutant keyed-before-unkeyed --kill-points none \
-    --expected-failures "$TMP/xfail.edit" >"$TMP/out" 2>&1 && ok || fail "$(cat "$TMP/xfail.edit" | head -12; grep -E 'NEW|UNEXP|STALE' "$TMP/out" | head -3)"
+    --expected-failures "$TMP/xfail.edit" >"$TMP/out" 2>&1 && ok || fail "$(head -12 "$TMP/xfail.edit"; grep -E 'NEW|UNEXP|STALE' "$TMP/out" | head -3)"
 import sys
 lines = open(sys.argv[1]).read().split("\n")
 assert lines[:4] == ["# our list: keep this comment", "", "Merge.M3.* I2  # a pattern that still matches failures",

@@ -50,7 +50,7 @@ typedef struct run_record {
     uint32_t case_index, run_number;
     uint8_t started, unsupported, aborted;
     char outcome[32], limit[32];
-    char detail[400], why[300];
+    char detail[400], why[300], unmade[300];
     int64_t kill_point;
     double seconds;
     uint64_t text_len, warnings_len, plan_count;
@@ -70,6 +70,7 @@ bool ts_job_run_send(int fd, uint32_t case_index, uint32_t run_number, const ts_
     snprintf(h.limit, sizeof h.limit, "%s", run->outcome.limit ? run->outcome.limit : "");
     memcpy(h.detail, run->outcome.detail, sizeof h.detail);
     memcpy(h.why, run->why, sizeof h.why);
+    memcpy(h.unmade, run->unmade, sizeof h.unmade);
     h.kill_point = run->kill_point;
     h.seconds = run->seconds;
     h.text_len = run->text.len;
@@ -107,6 +108,8 @@ ts_job_run *ts_job_run_decode(const char *body, size_t len) {
     run->outcome.detail[sizeof run->outcome.detail - 1] = '\0';
     memcpy(run->why, h.why, sizeof run->why);
     run->why[sizeof run->why - 1] = '\0';
+    memcpy(run->unmade, h.unmade, sizeof run->unmade);
+    run->unmade[sizeof run->unmade - 1] = '\0';
     run->kill_point = (long)h.kill_point;
     run->seconds = h.seconds;
     const char *at = body + sizeof h;

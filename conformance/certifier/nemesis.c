@@ -39,6 +39,8 @@ struct ts_nemesis {
     long killed_point;         /* the plan's kill happened there (0: not yet) */
     uint64_t changes;
     bool death_seen;           /* a store operation the observer killed at was drained */
+    char unmade[300];          /* the plan's power loss could not be made in this run: why ("" made) */
+    char run_name[64];         /* the run's store, under the case's directory */
     ts_case_world *world;           /* during a drain */
     ts_buf crash;              /* the run's power loss, as JSON members */
     ts_buf scratch;
@@ -120,11 +122,13 @@ static void offer_warning(ts_nemesis *n, const char *piece) {
 bool ts_nemesis_begin_run(ts_nemesis *n, const char *name, const ts_kill_plan *plan, char *store, size_t store_size,
                           char *why, size_t why_size) {
     n->plan = plan ? *plan : (ts_kill_plan){0};
+    snprintf(n->run_name, sizeof n->run_name, "%s", name);
     n->recording = n->plan.point == 0;
     n->next_point = 0;
     n->killed_point = 0;
     n->changes = 0;
     n->death_seen = false;
+    n->unmade[0] = '\0';
     ts_buf_reset(&n->crash);
     ts_buf_reset(&n->run_warnings);
     if (n->recording) {
@@ -241,12 +245,14 @@ static void power_loss(ts_nemesis *n, ts_case_world *w) {
         ts_buf_append_str(&n->scratch, ",\"description\":");
         ts_codec_write_string(&n->scratch, (ts_str){description.data ? description.data : "", description.len});
         ts_buf_append_char(&n->scratch, '}');
-    } else { /* the run took another course: the kill stands, as a killed process's */
-        ts_fsnemesis_restart(n->fs, why, sizeof why);
+    } else { /* the run took another course, or the state cannot be written: this run proves nothing */
+        snprintf(n->unmade, sizeof n->unmade, "%s", why);
+        char ignored[300];
+        ts_fsnemesis_restart(n->fs, ignored, sizeof ignored);
         ts_buf_reset(&n->scratch);
         ts_buf_append_str(&n->scratch, "{\"note\":");
         char text[400];
-        snprintf(text, sizeof text, "no power loss: %s (the run differs from the uninterrupted one here)", why);
+        snprintf(text, sizeof text, "no power loss: %s (this run is not judged)", why);
         ts_codec_write_string(&n->scratch, ts_str_from(text));
         ts_buf_append_char(&n->scratch, '}');
     }
@@ -271,7 +277,14 @@ bool ts_nemesis_after_death(ts_nemesis *n, ts_case_world *w, bool killed_at_line
     return true;
 }
 
-void ts_nemesis_restarted(ts_nemesis *n, ts_case_world *w) { drain(n, w, UINT64_MAX); }
+void ts_nemesis_restarted(ts_nemesis *n, ts_case_world *w) {
+    drain(n, w, UINT64_MAX);
+    /* The observer of the stopped process took the arming with it: the next start's is armed
+     * for what is left of the count (the run's operations are numbered across its processes). */
+    uint64_t done = n->fs ? ts_fsnemesis_operations(n->fs) : 0;
+    if (n->plan.store_op && !n->killed_point && n->plan.store_op > done)
+        ts_testee_arm(n->testee, n->run_name, n->plan.store_op - done, true);
+}
 
 void ts_nemesis_end_run(ts_nemesis *n, ts_case_world *w) {
     drain(n, w, UINT64_MAX);
@@ -279,6 +292,8 @@ void ts_nemesis_end_run(ts_nemesis *n, ts_case_world *w) {
 }
 
 long ts_nemesis_kill_point(const ts_nemesis *n) { return n->killed_point; }
+
+const char *ts_nemesis_unmade(const ts_nemesis *n) { return n->unmade[0] ? n->unmade : NULL; }
 
 void ts_nemesis_describe_run(const ts_nemesis *n, ts_buf *out) {
     if (n->crash.len) ts_buf_append(out, n->crash.data, n->crash.len);

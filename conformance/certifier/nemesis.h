@@ -69,6 +69,10 @@ void ts_nemesis_restarted(ts_nemesis *n, ts_case_world *w);
 /* The point the plan's kill fell at in this run (0: it did not happen). */
 long ts_nemesis_kill_point(const ts_nemesis *n);
 
+/* Why the plan's power loss could not be made in this run (the run took another course than
+ * the uninterrupted one, or the state could not be written), or NULL: such a run is not judged. */
+const char *ts_nemesis_unmade(const ts_nemesis *n);
+
 /* The run is over: the store's last operations recorded. */
 void ts_nemesis_end_run(ts_nemesis *n, ts_case_world *w);
 

@@ -6,8 +6,18 @@
 
 #include "core/json/buf.h"
 #include "core/json/codec.h"
+#include "conformance/certifier/report_internal.h"
 
 static bool failing(const ts_case_result *r) { return r->verdict == TS_VERDICT_FAIL || r->verdict == TS_VERDICT_ERROR; }
+
+/* The run's verdict, as the reports name it (report.h): a run with no failure but undecided
+ * cases has no verdict of conformance (never a pass), and no failure either. */
+const char *ts_report_verdict(const ts_certification *c) {
+    if (c->harness_failure[0]) return "not certified";
+    if (c->interrupted) return "incomplete";
+    if (!ts_report_conformant(c)) return "not conformant";
+    return ts_certification_undecided(c) ? "undecided" : "conformant";
+}
 
 /* Which cases a rule is judged on: host rules (H) on host cases, the resume engine's (J) on
  * journal cases, D1 on every case, the merge rules on merge and host cases (a host's answer
@@ -26,7 +36,7 @@ static void rule_counts(const ts_certification *c, const char *rule, size_t *pas
     for (size_t i = 0; i < c->count; i++) {
         const ts_case_result *r = &c->results[i];
         if (r->apart || !rule_applies(rule, r->c->op)) continue;
-        if (r->verdict == TS_VERDICT_SKIPPED || r->verdict == TS_VERDICT_ERROR) (*skipped)++;
+        if (r->verdict == TS_VERDICT_SKIPPED || r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_UNDECIDED) (*skipped)++;
         else if (ts_findings_has(&r->findings, rule)) (*failed)++;
         else (*passed)++;
     }
@@ -51,11 +61,6 @@ bool ts_report_conformant(const ts_certification *c) {
     return failed == 0 && !c->harness_failure[0] && !c->interrupted;
 }
 
-const char *ts_report_verdict(const ts_certification *c) {
-    return c->harness_failure[0] ? "not certified" : c->interrupted ? "incomplete"
-                                                   : ts_report_conformant(c) ? "conformant" : "not conformant";
-}
-
 /* ------------------------------------------------------------------------------ JSON ------- */
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 when the byte there starts none. */
@@ -74,7 +79,7 @@ static size_t utf8_sequence(const unsigned char *s, size_t left) {
 
 /* Testee output and excerpts may hold anything: reports carry it as valid UTF-8, each byte
  * that starts no valid character replaced by U+FFFD. */
-static void valid_utf8(const char *s, size_t len, ts_buf *out) {
+void ts_report_valid_utf8(const char *s, size_t len, ts_buf *out) {
     for (size_t i = 0; i < len;) {
         size_t n = utf8_sequence((const unsigned char *)s + i, len - i);
         if (n) {
@@ -90,7 +95,7 @@ static void valid_utf8(const char *s, size_t len, ts_buf *out) {
 static void json_str(ts_buf *b, const char *s) {
     ts_buf clean;
     ts_buf_init(&clean);
-    valid_utf8(s ? s : "", s ? strlen(s) : 0, &clean);
+    ts_report_valid_utf8(s ? s : "", s ? strlen(s) : 0, &clean);
     ts_codec_write_string(b, (ts_str){clean.data ? clean.data : "", clean.len});
     ts_buf_free(&clean);
 }
@@ -100,7 +105,7 @@ static void json_str(ts_buf *b, const char *s) {
 void ts_report_clean_text(ts_buf *out, const char *s, size_t len, bool keep_newlines) {
     ts_buf valid;
     ts_buf_init(&valid);
-    valid_utf8(s ? s : "", s ? len : 0, &valid);
+    ts_report_valid_utf8(s ? s : "", s ? len : 0, &valid);
     const unsigned char *p = (const unsigned char *)(valid.data ? valid.data : "");
     for (size_t i = 0; i < valid.len;) {
         size_t n = utf8_sequence(p + i, valid.len - i);
@@ -119,6 +124,28 @@ void ts_report_clean_text(ts_buf *out, const char *s, size_t len, bool keep_newl
     ts_buf_free(&valid);
 }
 
+/* A resume case that failed in a kill run: the command that replays its first failing kill run
+ * (--kill-at, and --crash-state for a power loss), from the history's failingKillPoints. */
+static void print_kill_replay(FILE *out, const ts_case_result *r, const ts_report_context *ctx) {
+    if (!r->answer || strcmp(r->c->op, "resume") != 0) return;
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_json history;
+    ts_error err;
+    if (ts_codec_parse(&arena, r->answer, strlen(r->answer), &history, &err)) {
+        const ts_json *points = ts_json_get(&history, "failingKillPoints");
+        const ts_json *first = points && points->kind == TS_JSON_ARRAY && points->u.a.count ? &points->u.a.items[0] : NULL;
+        const ts_json *point = ts_json_get(first, "point");
+        ts_str state = ts_json_string(ts_json_get(first, "crashState"));
+        if (point && point->kind == TS_JSON_INT) {
+            fprintf(out, "      replay its first failing kill run: %s --kill-at %lld", ctx->replay_before, (long long)point->u.i);
+            if (state.ptr) fprintf(out, " --crash-state %.*s", (int)state.len, state.ptr);
+            fprintf(out, " --cases %s%s\n", r->c->id, ctx->replay_after);
+        }
+    }
+    ts_arena_free(&arena);
+}
+
 /* Text from the testee (or that quotes it) on a terminal: no control character, escape or
  * override reaches it; newlines only where the layout has them (keep_newlines). */
 static void put_clean(FILE *out, const char *s, bool keep_newlines) {
@@ -127,6 +154,44 @@ static void put_clean(FILE *out, const char *s, bool keep_newlines) {
     ts_report_clean_text(&clean, s, s ? strlen(s) : 0, keep_newlines);
     if (clean.len) fwrite(clean.data, 1, clean.len, out);
     ts_buf_free(&clean);
+}
+
+
+/* The durability a certification's resume cases show (SPEC §6.4): "none" when some case breaks
+ * U9, "process-crash" when one breaks U11 or ran without power loss, "power-loss" otherwise;
+ * NULL when no resume case was judged. Sums their points into the counts given. */
+static const char *durability_level(const ts_certification *c, const char **nemesis, long counts[5]) {
+    bool any = false, u9 = false, u11 = false, all_power = true;
+    *nemesis = NULL;
+    for (int k = 0; k < 5; k++) counts[k] = 0;
+    for (size_t i = 0; i < c->count; i++) {
+        const ts_case_result *r = &c->results[i];
+        if (strcmp(r->c->op, "resume") != 0 || r->apart || r->verdict == TS_VERDICT_SKIPPED || !r->answer) continue;
+        any = true;
+        for (size_t k = 0; k < r->findings.count; k++) {
+            u9 |= strcmp(r->findings.items[k].rule, "U9") == 0;
+            u11 |= strcmp(r->findings.items[k].rule, "U11") == 0;
+        }
+        ts_arena arena;
+        ts_arena_init(&arena);
+        ts_json h;
+        ts_error err;
+        if (ts_codec_parse(&arena, r->answer, strlen(r->answer), &h, &err)) {
+            ts_str kind = ts_json_string(ts_json_get(&h, "nemesis"));
+            all_power &= ts_str_eq_cstr(kind, "power-loss");
+            if (!*nemesis || !ts_str_eq_cstr(kind, *nemesis))
+                *nemesis = ts_str_eq_cstr(kind, "power-loss") ? "power-loss" : ts_str_eq_cstr(kind, "store") ? "store" : "protocol";
+            const ts_json *p = ts_json_get(&h, "points");
+            const char *keys[5] = {"protocol", "store", "killRuns", "merged", "powerLossNotMade"};
+            for (int k = 0; k < 5; k++) {
+                const ts_json *v = ts_json_get(p, keys[k]);
+                counts[k] += v && v->kind == TS_JSON_INT ? (long)v->u.i : 0;
+            }
+        }
+        ts_arena_free(&arena);
+    }
+    if (!any) return NULL;
+    return u9 ? "none" : (u11 || !all_power) ? "process-crash" : "power-loss";
 }
 
 void ts_report_text_header(FILE *out, const ts_certification *c) {
@@ -155,19 +220,24 @@ bool ts_report_text_case(FILE *out, const ts_certification *c, const ts_case_res
     if (expected && !verbose) return false;
     if (r->verdict == TS_VERDICT_PASS && !warn && !verbose) return false;
     if (r->verdict == TS_VERDICT_SKIPPED && !verbose) return false;
+    bool undecided = r->verdict == TS_VERDICT_UNDECIDED;
     const char *label = r->apart ? "APART" : expected ? "XFAIL" : warn ? "WARN" : r->verdict == TS_VERDICT_FAIL ? "FAIL"
-                        : r->verdict == TS_VERDICT_ERROR ? "ERROR" : r->verdict == TS_VERDICT_SKIPPED ? "SKIP" : "PASS";
+                        : r->verdict == TS_VERDICT_ERROR ? "ERROR" : r->verdict == TS_VERDICT_SKIPPED ? "SKIP"
+                        : undecided ? "UNDECIDED" : "PASS";
     fprintf(out, "%-5s %s", label, r->c->id);
     if (r->apart) fprintf(out, "  (%s: %s)", r->apart, ts_verdict_name(r->verdict));
     if (r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_SKIPPED) {
         fprintf(out, "  %s: ", r->outcome);
         put_clean(out, r->detail, false);
     }
+    if (undecided) {
+        fputs("  ", out);
+        put_clean(out, r->detail, false);
+    }
     fputc('\n', out);
     for (size_t k = 0; k < r->findings.count; k++) {
         const ts_rule_info *info = ts_rule_find(r->findings.items[k].rule);
-        fprintf(out, "      [%s%s] ", r->findings.items[k].rule,
-                info && info->level == TS_LEVEL_RECOMMENDED ? ", recommended" : "");
+        fprintf(out, "      [%s%s] ", r->findings.items[k].rule, info && info->level == TS_LEVEL_RECOMMENDED ? ", recommended" : "");
         put_clean(out, r->findings.items[k].message, false);
         fputc('\n', out);
     }
@@ -180,9 +250,23 @@ bool ts_report_text_case(FILE *out, const ts_certification *c, const ts_case_res
         put_clean(out, tail, true);
         if (tail[strlen(tail) - 1] != '\n') fputc('\n', out);
     }
-    if (failing(r) && !r->apart && !expected && ctx)
+    if ((failing(r) || undecided) && !r->apart && !expected && ctx) {
         fprintf(out, "      replay: %s --cases %s%s\n", ctx->replay_before, r->c->id, ctx->replay_after);
+        print_kill_replay(out, r, ctx);
+    }
     return true;
+}
+
+/* The run's costs and, interrupted, what it left undone. */
+static void text_run_lines(FILE *out, const ts_certification *c) {
+    if (c->execs || c->forked)
+        fprintf(out, "testee processes: %ld started (%ld of them taken from the pool), %ld forked by a fork server\n", c->execs,
+                c->pooled, c->forked);
+    if (c->interrupted) {
+        fprintf(out, "interrupted by signal %d: %zu cases decided, %zu in flight (", c->interrupted, c->count, c->in_flight_count);
+        for (size_t i = 0; i < c->in_flight_count; i++) fprintf(out, "%s%s", i ? ", " : "", c->in_flight[i]->id);
+        fprintf(out, "), %zu not run\n", c->not_run);
+    }
 }
 
 void ts_report_text_summary(FILE *out, const ts_certification *c, const ts_report_context *ctx) {
@@ -230,24 +314,35 @@ void ts_report_text_summary(FILE *out, const ts_certification *c, const ts_repor
     double rate = c->seconds > 0 ? (double)c->count / c->seconds : 0.0; /* a kill sweep runs below 1 case/s */
     fprintf(out, "%zu cases in %.2f s (%.*f cases/s), %d testee restarts, %zu harness errors\n", c->count, c->seconds,
             rate < 10 ? 2 : 0, rate, c->restarts, errors);
-    if (c->execs || c->forked)
-        fprintf(out, "testee processes: %ld started (%ld of them taken from the pool), %ld forked by a fork server\n", c->execs,
-                c->pooled, c->forked);
-    if (c->interrupted) {
-        fprintf(out, "interrupted by signal %d: %zu cases decided, %zu in flight (", c->interrupted, c->count, c->in_flight_count);
-        for (size_t i = 0; i < c->in_flight_count; i++) fprintf(out, "%s%s", i ? ", " : "", c->in_flight[i]->id);
-        fprintf(out, "), %zu not run\n", c->not_run);
-    }
+    text_run_lines(out, c);
     size_t req_pass, req_all, rec_pass, rec_all;
     level_counts(c, TS_LEVEL_REQUIRED, &req_pass, &req_all);
     level_counts(c, TS_LEVEL_RECOMMENDED, &rec_pass, &rec_all);
+    size_t undecided = ts_certification_undecided(c);
     if (c->harness_failure[0]) fprintf(out, "verdict: NOT CERTIFIED: the run stopped: %s\n", c->harness_failure);
     else
         fprintf(out, "verdict: %s: Required rules %zu of %zu pass, Recommended %zu of %zu; cases %zu of %zu pass",
-                c->interrupted ? "INCOMPLETE (no verdict: the run was interrupted)" : ts_report_conformant(c) ? "CONFORMANT"
-                                                                                                             : "NOT CONFORMANT",
-                req_pass, req_all, rec_pass, rec_all, passed, c->count - apart - skipped);
+                c->interrupted ? "INCOMPLETE (no verdict: the run was interrupted)" : !ts_report_conformant(c) ? "NOT CONFORMANT"
+                : undecided ? "UNDECIDED" : "CONFORMANT", req_pass, req_all,
+                rec_pass, rec_all, passed, c->count - apart - skipped);
+    if (!c->harness_failure[0] && undecided)
+        fprintf(out, ", %zu undecided within the judging budget (neither passed nor failed)", undecided);
     if (!c->harness_failure[0]) fprintf(out, ctx && ctx->gate ? " (%zu fail as expected)\n" : "\n", expected);
+    const char *nemesis;
+    long points[5];
+    const char *level = durability_level(c, &nemesis, points);
+    if (level && !c->harness_failure[0]) {
+        fprintf(out, "durability: %s", level);
+        if (c->testee_durability) {
+            fputs(" (claimed: ", out);
+            put_clean(out, c->testee_durability, false);
+            fputc(')', out);
+        }
+        fprintf(out, "; nemesis %s: %ld protocol and %ld store points, %ld kill runs (%ld merged as the same experiment)",
+                nemesis, points[0], points[1], points[2], points[3]);
+        if (points[4]) fprintf(out, ", %ld power losses not made", points[4]);
+        fputc('\n', out);
+    }
     if (ctx && ctx->gate_text && *ctx->gate_text) fputs(ctx->gate_text, out);
     if (ctx && ctx->gate) {
         const ts_gate_counts *g = ctx->gate;
@@ -255,11 +350,13 @@ void ts_report_text_summary(FILE *out, const ts_certification *c, const ts_repor
                 g->new_failures, g->unexpected_passes, g->stale);
         /* The closing line counts what the gate decides: expected failures are skipped (as in
          * the JUnit report), and every unexpected pass or stale entry is a failure. */
-        fprintf(out, "%zu passed, %zu failed, %zu skipped\n", passed, g->new_failures + g->unexpected_passes + g->stale,
+        fprintf(out, "%zu passed, %zu failed, %zu skipped", passed, g->new_failures + g->unexpected_passes + g->stale,
                 skipped + g->expected);
     } else {
-        fprintf(out, "%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
+        fprintf(out, "%zu passed, %zu failed, %zu skipped", passed, failed, skipped);
     }
+    if (undecided) fprintf(out, ", %zu undecided", undecided);
+    fputc('\n', out);
 }
 
 void ts_report_text(FILE *out, const ts_certification *c, const ts_report_context *ctx, bool verbose) {
@@ -331,8 +428,24 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
     portable_command(&command, c->testee);
     json_str(&b, command.data ? command.data : "");
     ts_buf_free(&command);
-    ts_buf_appendf(&b, ",\"restarts\":%d,\"processes\":{\"started\":%ld,\"pooled\":%ld,\"forked\":%ld}},\"suite\":{\"version\":",
-                   c->restarts, c->execs, c->pooled, c->forked);
+    if (c->testee_durability) {
+        ts_buf_append_str(&b, ",\"durability\":");
+        json_str(&b, c->testee_durability);
+    }
+    ts_buf_appendf(&b, ",\"restarts\":%d,\"processes\":{\"started\":%ld,\"pooled\":%ld,\"forked\":%ld}}", c->restarts,
+                   c->execs, c->pooled, c->forked);
+    const char *nemesis;
+    long points[5];
+    const char *level = durability_level(c, &nemesis, points);
+    if (level) {
+        ts_buf_append_str(&b, ",\"durability\":{\"level\":");
+        json_str(&b, level);
+        ts_buf_append_str(&b, ",\"nemesis\":");
+        json_str(&b, nemesis);
+        ts_buf_appendf(&b, ",\"protocolPoints\":%ld,\"storePoints\":%ld,\"killRuns\":%ld,\"merged\":%ld,\"powerLossNotMade\":%ld}",
+                       points[0], points[1], points[2], points[3], points[4]);
+    }
+    ts_buf_append_str(&b, ",\"suite\":{\"version\":");
     json_str(&b, c->suite ? c->suite->version : "");
     ts_buf_append_str(&b, ",\"sha256\":");
     json_str(&b, c->suite ? c->suite->hash : "");
@@ -425,8 +538,8 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
     size_t apart = 0;
     for (size_t i = 0; i < c->count; i++) apart += c->results[i].apart != NULL;
     ts_buf_appendf(&b, "],\"summary\":{\"cases\":%zu,\"passed\":%zu,\"failed\":%zu,\"skipped\":%zu,\"errors\":%zu,"
-                       "\"apart\":%zu,\"seconds\":%.3f}",
-                   c->count, passed, failed, skipped, errors, apart, c->seconds);
+                       "\"undecided\":%zu,\"apart\":%zu,\"seconds\":%.3f}",
+                   c->count, passed, failed, skipped, errors, ts_certification_undecided(c), apart, c->seconds);
     if (ctx && ctx->gate) {
         ts_buf_appendf(&b, ",\"gate\":{\"passed\":%s,\"expectedFailures\":%zu,\"newFailures\":%zu,\"unexpectedPasses\":%zu,"
                            "\"staleEntries\":%zu}",
@@ -434,145 +547,5 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
                        ctx->gate->expected, ctx->gate->new_failures, ctx->gate->unexpected_passes, ctx->gate->stale);
     }
     ts_buf_append_str(&b, "}\n");
-    return write_out(out, &b);
-}
-
-/* ----------------------------------------------------------------------------- JUnit ------- */
-
-static void xml_escaped(ts_buf *b, const char *raw) {
-    ts_buf clean;
-    ts_buf_init(&clean);
-    valid_utf8(raw ? raw : "", raw ? strlen(raw) : 0, &clean);
-    for (const char *s = clean.data; s && *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == 0xEF && (unsigned char)s[1] == 0xBF && ((unsigned char)s[2] == 0xBE || (unsigned char)s[2] == 0xBF)) {
-            ts_buf_append_str(b, "&#xfffd;"); /* U+FFFE, U+FFFF: not characters in XML 1.0 */
-            s += 2;
-        } else if (ch == '<') ts_buf_append_str(b, "&lt;");
-        else if (ch == '>') ts_buf_append_str(b, "&gt;");
-        else if (ch == '&') ts_buf_append_str(b, "&amp;");
-        else if (ch == '"') ts_buf_append_str(b, "&quot;");
-        else if (ch == '\n') ts_buf_append_str(b, "&#10;");
-        else if (ch == '\t') ts_buf_append_str(b, "&#9;");
-        else if (ch < 0x20) ts_buf_appendf(b, "&#x%x;", 0xfffd); /* not allowed in XML 1.0 */
-        else ts_buf_append_char(b, (char)ch);
-    }
-    ts_buf_free(&clean);
-}
-
-static void xml_property(ts_buf *b, const char *name, const char *value) {
-    ts_buf_appendf(b, "<property name=\"%s\" value=\"", name);
-    xml_escaped(b, value ? value : "");
-    ts_buf_append_str(b, "\"/>");
-}
-
-bool ts_report_junit(FILE *out, const ts_certification *c, const ts_report_context *ctx) {
-    ts_buf b;
-    ts_buf_init(&b);
-    /* Expected failures (with a gate) and cases set apart are <skipped>: a passing gate is green
-     * in every JUnit viewer; only new failures are <failure> or <error>. */
-    size_t tests = c->count + c->in_flight_count, failures = 0, errors = c->in_flight_count, skipped = 0;
-    for (size_t i = 0; i < c->count; i++) {
-        const ts_case_result *r = &c->results[i];
-        if (r->apart || r->expected || r->verdict == TS_VERDICT_SKIPPED) skipped++;
-        else if (r->verdict == TS_VERDICT_ERROR) errors++;
-        else if (r->verdict == TS_VERDICT_FAIL) failures++;
-    }
-    ts_buf_appendf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites tests=\"%zu\" failures=\"%zu\" "
-                       "errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
-                   tests, failures, errors, skipped, c->seconds);
-    ts_buf_append_str(&b, "<testsuite name=\"turnstile.conformance\" ");
-    ts_buf_appendf(&b, "tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" timestamp=\"%s\">\n", tests, failures,
-                   errors, skipped, c->date);
-    ts_buf_append_str(&b, "<properties>");
-    xml_property(&b, "testee", c->testee);
-    xml_property(&b, "testee.name", c->testee_name);
-    xml_property(&b, "testee.version", c->testee_version);
-    xml_property(&b, "turnstile.version", c->turnstile_version);
-    xml_property(&b, "turnstile.commit", c->turnstile_commit);
-    xml_property(&b, "suite.version", c->suite ? c->suite->version : "");
-    xml_property(&b, "suite.sha256", c->suite ? c->suite->hash : "");
-    xml_property(&b, "verdict", ts_report_verdict(c));
-    if (c->options->platform) xml_property(&b, "platform", c->options->platform);
-    ts_buf_append_str(&b, "</properties>\n");
-    for (size_t i = 0; i < c->count; i++) {
-        const ts_case_result *r = &c->results[i];
-        /* classname: the case id without its last segment (Merge.I2), so CI groups by rule. */
-        const char *last = strrchr(r->c->id, '.');
-        ts_buf_append_str(&b, "<testcase classname=\"");
-        char classname[256];
-        snprintf(classname, sizeof classname, "%.*s", (int)(last ? (size_t)(last - r->c->id) : strlen(r->c->id)), r->c->id);
-        xml_escaped(&b, classname);
-        ts_buf_append_str(&b, "\" name=\"");
-        xml_escaped(&b, r->c->id);
-        ts_buf_appendf(&b, "\" time=\"%.3f\">", r->seconds);
-        if (r->apart) {
-            ts_buf_append_str(&b, "<skipped message=\"set apart (--platform ");
-            xml_escaped(&b, c->options->platform);
-            ts_buf_append_str(&b, "): ");
-            xml_escaped(&b, r->apart);
-            ts_buf_appendf(&b, "; verdict %s\"/>", ts_verdict_name(r->verdict));
-        } else if (r->expected) {
-            ts_buf_append_str(&b, "<skipped message=\"expected failure");
-            if (ctx && ctx->expected_failures_path) {
-                ts_buf_append_str(&b, " (");
-                xml_escaped(&b, ctx->expected_failures_path);
-                ts_buf_append_char(&b, ')');
-            }
-            ts_buf_append_str(&b, ": ");
-            if (r->verdict == TS_VERDICT_ERROR) {
-                xml_escaped(&b, r->outcome);
-                ts_buf_append_str(&b, ": ");
-                xml_escaped(&b, r->detail);
-            }
-            for (size_t k = 0; k < r->findings.count; k++) {
-                ts_buf_appendf(&b, "%s[%s] ", k ? "; " : "", r->findings.items[k].rule);
-                xml_escaped(&b, r->findings.items[k].message);
-            }
-            ts_buf_append_str(&b, "\"/>");
-        } else if (r->verdict == TS_VERDICT_SKIPPED) {
-            ts_buf_append_str(&b, "<skipped message=\"");
-            xml_escaped(&b, r->detail);
-            ts_buf_append_str(&b, "\"/>");
-        } else if (r->verdict == TS_VERDICT_ERROR) {
-            ts_buf_append_str(&b, "<error type=\"");
-            xml_escaped(&b, r->outcome);
-            ts_buf_append_str(&b, "\" message=\"");
-            xml_escaped(&b, r->detail);
-            ts_buf_append_str(&b, "\">");
-            xml_escaped(&b, r->stderr_tail ? r->stderr_tail : "");
-            ts_buf_append_str(&b, "</error>");
-        } else if (r->verdict == TS_VERDICT_FAIL) {
-            ts_buf_append_str(&b, "<failure type=\"");
-            xml_escaped(&b, r->findings.count ? r->findings.items[0].rule : "");
-            ts_buf_append_str(&b, "\" message=\"");
-            xml_escaped(&b, r->findings.count ? r->findings.items[0].message : "");
-            ts_buf_append_str(&b, "\">");
-            for (size_t k = 0; k < r->findings.count; k++) {
-                ts_buf_appendf(&b, "[%s] ", r->findings.items[k].rule);
-                xml_escaped(&b, r->findings.items[k].message);
-                ts_buf_append_char(&b, '\n');
-            }
-            ts_buf_append_str(&b, "</failure>");
-        }
-        if (r->equivalent == 0) {
-            ts_buf_append_str(&b, "<system-out>reference equivalence: ");
-            xml_escaped(&b, r->diff);
-            ts_buf_append_str(&b, "</system-out>");
-        }
-        ts_buf_append_str(&b, "</testcase>\n");
-    }
-    for (size_t i = 0; i < c->in_flight_count; i++) { /* interrupted: never green */
-        const char *id = c->in_flight[i]->id, *last = strrchr(id, '.');
-        char classname[256];
-        snprintf(classname, sizeof classname, "%.*s", (int)(last ? (size_t)(last - id) : strlen(id)), id);
-        ts_buf_append_str(&b, "<testcase classname=\"");
-        xml_escaped(&b, classname);
-        ts_buf_append_str(&b, "\" name=\"");
-        xml_escaped(&b, id);
-        ts_buf_appendf(&b, "\"><error type=\"incomplete\" message=\"the run was interrupted (signal %d) while this case "
-                           "ran\"/></testcase>\n", c->interrupted);
-    }
-    ts_buf_append_str(&b, "</testsuite>\n</testsuites>\n");
     return write_out(out, &b);
 }

@@ -51,8 +51,9 @@ void ts_report_clean_text(ts_buf *out, const char *text, size_t len, bool keep_n
  * no harness failure. Cases set apart count in no verdict. */
 bool ts_report_conformant(const ts_certification *c);
 
-/* The certificate's verdict as its JSON says it: "conformant", "not conformant", "not certified"
- * (a harness failure) or "incomplete" (interrupted: a partial certificate). Static. */
+/* The certificate's verdict as its JSON and JUnit say it: "conformant", "not conformant",
+ * "undecided" (no failure, some case undecided), "not certified" (a harness failure) or
+ * "incomplete" (interrupted: a partial certificate). A static string. */
 const char *ts_report_verdict(const ts_certification *c);
 
 #endif

@@ -82,12 +82,15 @@ static void attempt(ts_resume_player *p, const char *name, const ts_kill_plan *p
     ts_testee_stop(p->testee);
     memset(&out->outcome, 0, sizeof out->outcome);
     out->kill_point = 0;
+    out->unmade[0] = '\0';
     ts_buf_reset(&out->text);
     ts_buf_reset(&out->warnings);
     out->started = ts_nemesis_begin_run(p->nemesis, name, plan, store, sizeof store, out->why, sizeof out->why);
     if (!out->started) return;
     ts_case_world_run_case(p->world, p->testee, p->nemesis, store, &out->text, &out->outcome);
     out->kill_point = ts_nemesis_kill_point(p->nemesis);
+    const char *unmade = ts_nemesis_unmade(p->nemesis);
+    snprintf(out->unmade, sizeof out->unmade, "%s", unmade ? unmade : "");
     const ts_buf *offered = ts_nemesis_run_warnings(p->nemesis);
     if (offered->len) ts_buf_append(&out->warnings, offered->data, offered->len);
 }

@@ -29,6 +29,7 @@ typedef struct ts_resume_run {
     char why[300];
     ts_case_run_outcome outcome;  /* world.h */
     long kill_point;              /* where the plan's kill fell (0: it did not happen) */
+    char unmade[300];             /* why the plan's power loss could not be made ("": it was, or none) */
     ts_buf text;                  /* the run's JSON (world.h) */
     ts_buf warnings;              /* the observer's warnings it offered (nemesis.h ts_nemesis_run_warnings) */
     double seconds;               /* its wall time, a retry included */

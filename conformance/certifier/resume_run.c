@@ -24,6 +24,8 @@ struct ts_resume_sweep {
     ts_buf failing;          /* [{"point":P,...,"rules":[...]}...]: every failing kill run */
     ts_buf warnings;         /* the observer's, merged run after run */
     long kept, omitted, passing, runs, unreached;
+    long unmade;             /* power-loss runs whose crash state could not be made */
+    char unmade_why[300];
     const char *limit;       /* the bound that ended the case in a kill run, or NULL */
     char limit_detail[400];
     bool history;            /* the uninterrupted run is in the history */
@@ -177,7 +179,11 @@ bool ts_resume_sweep_kill(ts_resume_sweep *s, size_t index, const ts_kill_plan *
     }
     ts_findings local;
     ts_findings_init(&local);
-    if (!run->outcome.unsupported) judge_text(s->judge, &run->text, &local);
+    if (run->unmade[0]) { /* a power loss that could not be made proves nothing: counted, not judged */
+        if (!s->unmade++) snprintf(s->unmade_why, sizeof s->unmade_why, "%s", run->unmade);
+    } else if (!run->outcome.unsupported) {
+        judge_text(s->judge, &run->text, &local);
+    }
     s->runs++;
     s->unreached += run->kill_point == 0;
     if (local.count && s->kept < KEPT_FAILING_RUNS) {
@@ -204,8 +210,13 @@ static void close_history(ts_resume_sweep *s) {
     ts_buf_appendf(h, "],\"killPoints\":%ld,\"passingRunsOmitted\":%ld,\"failingRunsOmitted\":%ld,", s->runs, s->passing,
                    s->omitted);
     ts_buf_appendf(h, "\"points\":{\"protocol\":%ld,\"store\":%ld,\"storeOperations\":%lu,\"killRuns\":%zu,\"merged\":%zu,"
-                      "\"notReached\":%ld},", f->protocol, f->store, (unsigned long)f->operations, f->count, f->merged,
-                   s->unreached);
+                      "\"notReached\":%ld,\"powerLossNotMade\":%ld},", f->protocol, f->store, (unsigned long)f->operations,
+                   f->count, f->merged, s->unreached, s->unmade);
+    if (s->unmade) {
+        ts_buf_append_str(h, "\"powerLossNotMadeBecause\":");
+        ts_codec_write_string(h, ts_str_from(s->unmade_why));
+        ts_buf_append_char(h, ',');
+    }
     ts_buf_appendf(h, "\"nemesis\":\"%s\",", f->power_loss ? "power-loss" : f->observing ? "store" : "protocol");
     if (s->options->durability) {
         ts_buf_append_str(h, "\"durability\":");

@@ -17,6 +17,7 @@ run_case() {
     if [ -n "$repeat" ]; then
         for ((k = 0; k < ${repeat%% *}; k++)); do printf '%s' "${repeat#* }"; done >"$dir/input"
     elif [ -n "$format" ]; then
+        # shellcheck disable=SC2059  # the table's FORMAT is a printf format (escapes, repeats)
         printf -- "$format" >"$dir/input"
     fi
     local -a args

@@ -79,7 +79,7 @@ name=gen_is_deterministic_and_mergeable
 "$TURNSTILE" gen --seed 7 >"$TMP/g1" && "$TURNSTILE" gen --seed 7 >"$TMP/g2" && cmp -s "$TMP/g1" "$TMP/g2" \
     && "$TURNSTILE" merge "$TMP/g1" >/dev/null && passed=$((passed + 1)) || fail "gen --seed 7 not deterministic or not mergeable"
 name=gen_count_to_directory
-"$TURNSTILE" gen --seed 3 --count 20 --out "$TMP/gen" && [ "$(ls "$TMP/gen" | wc -l)" -eq 20 ] \
+"$TURNSTILE" gen --seed 3 --count 20 --out "$TMP/gen" && [ "$(find "$TMP/gen" -type f | wc -l)" -eq 20 ] \
     && for f in "$TMP/gen"/*; do "$TURNSTILE" merge "$f" >/dev/null || exit 1; done && passed=$((passed + 1)) || fail "gen --count 20 --out"
 expect_error gen_count_needs_out 2 'needs --out' gen --count 3 </dev/null
 

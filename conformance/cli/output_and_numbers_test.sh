@@ -17,7 +17,7 @@ ok() { passed=$((passed + 1)); }
 fail() { echo "FAIL $name: $*" >&2; failed=$((failed + 1)); }
 
 PAIR=conformance/cases/merge/Merge.O3.seed_A10_Bnull_C5
-SCENARIO=$(ls conformance/cases/journal/*.scenario.json | head -1)
+SCENARIO=$(find conformance/cases/journal -name '*.scenario.json' | sort | head -1)
 "$TURNSTILE" certify --reference --cases 'Merge.I2.*' --report-json "$TMP/report.json" >/dev/null 2>&1
 "$TURNSTILE" run "$SCENARIO" --db "$TMP/journal.db" >/dev/null 2>&1
 
@@ -38,16 +38,19 @@ commands=(
     "report $TMP/report.json"
 )
 for command in "${commands[@]}"; do
-    # shellcheck disable=SC2086
-    name="works: $command"; "$TURNSTILE" $command >"$TMP/out" 2>"$TMP/err" && [ -s "$TMP/out" ] && ok || fail "$(head -3 "$TMP/err")"
+    name="works: $command"
+    # shellcheck disable=SC2086  # COMMAND is a word list
+    "$TURNSTILE" $command >"$TMP/out" 2>"$TMP/err" && [ -s "$TMP/out" ] && ok || fail "$(head -3 "$TMP/err")"
     rm -f "$TMP/run.db"*
-    # shellcheck disable=SC2086
-    name="/dev/full: $command"; "$TURNSTILE" $command >/dev/full 2>"$TMP/err"
+    name="/dev/full: $command"
+    # shellcheck disable=SC2086  # COMMAND is a word list
+    "$TURNSTILE" $command >/dev/full 2>"$TMP/err"
     status=$?
     [ "$status" -ne 0 ] && [ -s "$TMP/err" ] && ok || fail "exit $status, stderr: $(head -1 "$TMP/err")"
     rm -f "$TMP/run.db"*
-    # shellcheck disable=SC2086
-    name="closed stdout: $command"; "$TURNSTILE" $command >&- 2>"$TMP/err"
+    name="closed stdout: $command"
+    # shellcheck disable=SC2086  # COMMAND is a word list
+    "$TURNSTILE" $command >&- 2>"$TMP/err"
     status=$?
     [ "$status" -ne 0 ] && [ -s "$TMP/err" ] && ok || fail "exit $status, stderr: $(head -1 "$TMP/err")"
     rm -f "$TMP/run.db"*
@@ -86,7 +89,7 @@ done
 name="gen: the whole seed range, and --count within its range"
 "$TURNSTILE" gen --seed 18446744073709551615 >"$TMP/a" && "$TURNSTILE" gen --seed 18446744073709551615 >"$TMP/b" \
     && cmp -s "$TMP/a" "$TMP/b" && [ -s "$TMP/a" ] && "$TURNSTILE" gen --seed 0 >/dev/null \
-    && "$TURNSTILE" gen --seed 3 --count 4 --out "$TMP/gen4" && [ "$(ls "$TMP/gen4" | wc -l)" -eq 4 ] && ok || fail "see above"
+    && "$TURNSTILE" gen --seed 3 --count 4 --out "$TMP/gen4" && [ "$(find "$TMP/gen4" -type f | wc -l)" -eq 4 ] && ok || fail "see above"
 name="gen: an --out file that cannot be written names it"
 mkdir -p "$TMP/ro/stream-1-0.jsonl" # a directory where the file should go
 "$TURNSTILE" gen --out "$TMP/ro" 2>"$TMP/err"

@@ -45,14 +45,15 @@ waited=0 start=$(date +%s.%N)
 for i in $(seq 1 "$PAIRS"); do
     db="$TMP/pair$i.db"
     rm -f "$TMP/go"
+    pids=()
     for side in a b; do
         ( while [ ! -e "$TMP/go" ]; do :; done
           exec "$TURNSTILE" run "$TMP/scenario.json" --db "$db" --sync normal ) >"$TMP/$side.out" 2>"$TMP/$side.err" &
-        eval "pid_$side=\$!"
+        pids+=($!)
     done
     touch "$TMP/go"
-    wait "$pid_a"; status_a=$?
-    wait "$pid_b"; status_b=$?
+    wait "${pids[0]}"; status_a=$?
+    wait "${pids[1]}"; status_b=$?
     if [ "$status_a" -ne 0 ] || [ "$status_b" -ne 0 ]; then
         fail "pair $i: exit $status_a and $status_b: $(cat "$TMP/a.err" "$TMP/b.err")"
         continue

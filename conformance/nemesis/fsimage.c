@@ -295,11 +295,13 @@ bool fs_image_read(fs_image *img, const char *root, size_t max_bytes, char *why,
 }
 
 bool fs_clear_dir(const char *dir, char *why, size_t why_size) {
+    /* Depth first, post-order: a directory is pushed back (to be removed) before its
+     * subdirectories, which the stack then clears first. */
     walk w = {0};
-    bool ok = push(&w, dir, SIZE_MAX, 0, true);
+    bool ok = push(&w, dir, SIZE_MAX, 0, false);
     while (ok && w.count) {
         walk_item item = w.items[--w.count];
-        if (item.revisit && item.depth > 0) {
+        if (item.revisit) {
             if (rmdir(item.path) != 0 && errno != ENOENT) {
                 snprintf(why, why_size, "cannot remove %s: %s", item.path, strerror(errno));
                 ok = false;
@@ -307,30 +309,31 @@ bool fs_clear_dir(const char *dir, char *why, size_t why_size) {
             free(item.path);
             continue;
         }
-        if (!item.revisit || item.depth == 0) {
-            DIR *d = opendir(item.path);
-            if (!d) {
-                snprintf(why, why_size, "cannot read %s: %s", item.path, strerror(errno));
-                free(item.path);
-                ok = false;
-                break;
-            }
-            struct dirent *e;
-            while (ok && (e = readdir(d))) {
-                if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-                char path[PATH_MAX];
-                struct stat st;
-                if (snprintf(path, sizeof path, "%s/%s", item.path, e->d_name) >= (int)sizeof path) continue;
-                if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-                    ok = item.depth < 4 * MAX_DEPTH && push(&w, path, SIZE_MAX, item.depth + 1, true);
-                    if (!ok) snprintf(why, why_size, "%s: nested too deep to clear", path);
-                } else if (unlink(path) != 0 && errno != ENOENT) {
-                    snprintf(why, why_size, "cannot remove %s: %s", path, strerror(errno));
-                    ok = false;
-                }
-            }
-            closedir(d);
+        DIR *d = opendir(item.path);
+        if (!d) {
+            snprintf(why, why_size, "cannot read %s: %s", item.path, strerror(errno));
+            free(item.path);
+            ok = false;
+            break;
         }
+        if (item.depth > 0) ok = push(&w, item.path, SIZE_MAX, item.depth, true); /* removed once emptied */
+        struct dirent *e;
+        while (ok && (e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            char path[PATH_MAX];
+            struct stat st;
+            if (snprintf(path, sizeof path, "%s/%s", item.path, e->d_name) >= (int)sizeof path) {
+                snprintf(why, why_size, "%s/...: a path too long to clear", item.path);
+                ok = false;
+            } else if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+                ok = item.depth < 4 * MAX_DEPTH && push(&w, path, SIZE_MAX, item.depth + 1, false);
+                if (!ok) snprintf(why, why_size, "%s: nested too deep to clear", path);
+            } else if (unlink(path) != 0 && errno != ENOENT) {
+                snprintf(why, why_size, "cannot remove %s: %s", path, strerror(errno));
+                ok = false;
+            }
+        }
+        closedir(d);
         free(item.path);
     }
     walk_free(&w);

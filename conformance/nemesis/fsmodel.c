@@ -241,17 +241,8 @@ static bool ever_synced(const ts_fsmodel *m, const ts_fsop *op) {
     return false;
 }
 
-static size_t crash_states(const ts_fsmodel *m, size_t end, size_t window, size_t block, bool only_synced,
-                           ts_crash_state *out, size_t max);
-
 size_t ts_fsmodel_crash_states(const ts_fsmodel *m, size_t end, size_t window, size_t block, ts_crash_state *out,
                                size_t max) {
-    return crash_states(m, end, window, block, true, out, max);
-}
-
-/* only_synced: single-operation states only about changes the log ever syncs. */
-static size_t crash_states(const ts_fsmodel *m, size_t end, size_t window, size_t block, bool only_synced,
-                           ts_crash_state *out, size_t max) {
     if (end > m->count) end = m->count;
     size_t n = 0;
     add_state(m, (ts_crash_state){.kind = TS_CRASH_UNSYNCED_LOST, .end = end}, out, max, &n);
@@ -262,7 +253,7 @@ static size_t crash_states(const ts_fsmodel *m, size_t end, size_t window, size_
             if (applied(&m->log[i], i, end) && !durable(&m->log[i], end)) first_unsynced = i;
         for (size_t i = end; i-- > 0 && seen < window;) {
             const logged *l = &m->log[i];
-            if (!applied(l, i, end) || durable(l, end) || (only_synced && !ever_synced(m, &l->op))) continue;
+            if (!applied(l, i, end) || durable(l, end) || !ever_synced(m, &l->op)) continue;
             seen++;
             if (pass == 1) {
                 if (i != first_unsynced)
@@ -324,19 +315,33 @@ void ts_fsmodel_describe_state(const ts_fsmodel *m, const ts_crash_state *s, ts_
 
 bool ts_fsmodel_find_state(const ts_fsmodel *m, size_t end, size_t window, size_t block, const char *name,
                            ts_crash_state *out) {
-    enum { MAX = 512 };
-    ts_crash_state *states = malloc(MAX * sizeof *states);
-    if (!states) return false;
-    size_t n = crash_states(m, end, window, block, false, states, MAX); /* a plan made on a longer log */
-    bool found = false;
-    ts_buf text;
-    ts_buf_init(&text);
-    for (size_t i = 0; i < n && i < MAX && !found; i++) {
-        ts_buf_reset(&text);
-        ts_crash_state_name(&states[i], &text);
-        if (text.data && strcmp(text.data, name) == 0) *out = states[i], found = true;
+    (void)window; /* a name says which change it is about: no window to search */
+    if (end > m->count) end = m->count;
+    ts_crash_state s = {.end = end};
+    const char *colon = strchr(name, ':');
+    if (!colon) {
+        if (strcmp(name, "unsynced-lost") != 0) return false;
+        s.kind = TS_CRASH_UNSYNCED_LOST;
+    } else {
+        size_t kind_len = (size_t)(colon - name);
+        char *rest;
+        unsigned long long number = strtoull(colon + 1, &rest, 10);
+        if (*rest || number == 0 || number > end) return false;
+        s.op = (size_t)number - 1;
+        if (kind_len == 7 && !strncmp(name, "dropped", 7)) s.kind = TS_CRASH_DROPPED;
+        else if (kind_len == 9 && !strncmp(name, "reordered", 9)) s.kind = TS_CRASH_REORDERED;
+        else if (kind_len == 4 && !strncmp(name, "torn", 4)) s.kind = TS_CRASH_TORN;
+        else return false;
+        const logged *l = &m->log[s.op];
+        if (!applied(l, s.op, end) || durable(l, end)) return false;
+        if (s.kind == TS_CRASH_TORN) {
+            if (l->op.kind != TS_FSOP_WRITE || !block) return false;
+            s.kept = (size_t)((l->op.offset / block + 1) * block - l->op.offset);
+            if (s.kept >= l->op.data_len) return false;
+        }
     }
-    ts_buf_free(&text);
-    free(states);
-    return found;
+    finish_state(m, &s);
+    if (s.lost == 0 || !keeps_directory_prefix(m, &s)) return false;
+    *out = s;
+    return true;
 }

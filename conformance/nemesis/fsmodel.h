@@ -99,8 +99,11 @@ void ts_fsmodel_describe_state(const ts_fsmodel *m, const ts_crash_state *state,
  * "reordered:12", "torn:12" (12: the record's number, 1-based). */
 void ts_crash_state_name(const ts_crash_state *state, ts_buf *out);
 
-/* Finds, among the crash states of a crash after `end` records, the one `name` names; false
- * when there is none such. */
+/* The crash state `name` names (ts_crash_state_name) for a crash after `end` records: built
+ * from the name itself (the change it is about), so that a state planned on a longer log (the
+ * uninterrupted run's) is found on a kill run's, which ends at the kill. False when there is no
+ * such state there (the change is not there, or already durable; the state would lose nothing,
+ * or keep a directory change without the one before it). window is unused. */
 bool ts_fsmodel_find_state(const ts_fsmodel *m, size_t end, size_t window, size_t block, const char *name,
                            ts_crash_state *out);
 

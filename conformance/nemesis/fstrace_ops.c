@@ -105,9 +105,26 @@ static bool store_fd(ts_fstrace *t, pid_t tid, long fd, char *rel_out, size_t si
     return true;
 }
 
+/* The parent directory of a path as the kernel resolves it (symbolic links followed, as the
+ * call itself follows them): opened O_PATH and named through /proc/self/fd — two system calls
+ * whatever its depth (realpath(3) would lstat every component: a store nested deep on purpose
+ * made each call quadratic). False when it does not exist (the call will fail too). */
+static bool resolve_parent(const char *dir, char *out, size_t size) {
+    int fd = open(dir[0] ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return false;
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, out, size - 1);
+    close(fd);
+    if (n <= 0 || (size_t)n >= size - 1) return false;
+    out[n] = '\0';
+    return true;
+}
+
 /* A path argument of tid (relative to dirfd) made absolute, its parent directory resolved.
- * False when it cannot be read or its parent does not exist (the call will fail anyway). */
-static bool resolve_at(pid_t tid, long dirfd, uint64_t path_addr, char *abs, size_t size) {
+ * False when it cannot be read or its parent does not exist (the call will fail anyway). A path
+ * too long to follow is noted: the observer fails loudly rather than lose an operation. */
+static bool resolve_at(ts_fstrace *t, pid_t tid, long dirfd, uint64_t path_addr, char *abs, size_t size) {
     char path[PATH_MAX], base[PATH_MAX], joined[2 * PATH_MAX], parent[PATH_MAX];
     if (!read_string(tid, path_addr, path, sizeof path) || !path[0]) return false;
     if (path[0] == '/') {
@@ -124,16 +141,21 @@ static bool resolve_at(pid_t tid, long dirfd, uint64_t path_addr, char *abs, siz
     const char *leaf = slash + 1;
     if (!*leaf || !strcmp(leaf, ".") || !strcmp(leaf, "..")) return false;
     *slash = '\0';
-    if (!realpath(joined[0] ? joined : "/", parent)) return false;
-    int n = snprintf(abs, size, "%s/%s", strcmp(parent, "/") ? parent : "", leaf);
-    return n > 0 && (size_t)n < size;
+    int n = 0;
+    if (len >= PATH_MAX - 1 || !resolve_parent(joined, parent, sizeof parent) ||
+        (n = snprintf(abs, size, "%s/%s", strcmp(parent, "/") ? parent : "", leaf)) <= 0 || (size_t)n >= size) {
+        if (len >= PATH_MAX - 1 || errno == ENAMETOOLONG || (size_t)n >= size)
+            ts_fstrace_note(t, tid, 0, "a path longer than the observer follows (PATH_MAX): an operation there may escape it");
+        return false;
+    }
+    return true;
 }
 
 /* A path argument under the store: its relative path into out, its parent directory's inode. */
 static bool store_path(ts_fstrace *t, pid_t tid, long dirfd, uint64_t path_addr, char *abs, char *rel_out,
                        ts_inode *dir) {
     const char *rel;
-    if (!resolve_at(tid, dirfd, path_addr, abs, PATH_MAX) || !under_root(t, abs, &rel) || !*rel) return false;
+    if (!resolve_at(t, tid, dirfd, path_addr, abs, PATH_MAX) || !under_root(t, abs, &rel) || !*rel) return false;
     snprintf(rel_out, PATH_MAX, "%s", rel);
     char parent[PATH_MAX];
     snprintf(parent, sizeof parent, "%s", abs);
@@ -242,8 +264,8 @@ static call_action rename_entry(ts_fstrace *t, pending_call *call, long from_dir
                                 uint64_t to, uint64_t flags) {
     char from_abs[PATH_MAX], to_abs[PATH_MAX];
     const char *from_rel = NULL, *to_rel = NULL;
-    bool from_in = resolve_at(call->tid, from_dir, from, from_abs, sizeof from_abs) && under_root(t, from_abs, &from_rel) && *from_rel;
-    bool to_in = resolve_at(call->tid, to_dir, to, to_abs, sizeof to_abs) && under_root(t, to_abs, &to_rel) && *to_rel;
+    bool from_in = resolve_at(t, call->tid, from_dir, from, from_abs, sizeof from_abs) && under_root(t, from_abs, &from_rel) && *from_rel;
+    bool to_in = resolve_at(t, call->tid, to_dir, to, to_abs, sizeof to_abs) && under_root(t, to_abs, &to_rel) && *to_rel;
     if (!from_in && !to_in) return CALL_PASS;
     struct stat st;
     if (lstat(from_abs, &st) != 0) return CALL_PASS; /* it will fail */
@@ -282,7 +304,7 @@ static call_action link_entry(ts_fstrace *t, pending_call *call, long from_dir, 
         if (!stat_fd(call->tid, from_dir, &st)) return CALL_PASS;
         call->outside_source = !store_fd(t, call->tid, from_dir, call->path, sizeof call->path, &st);
     } else {
-        if (!resolve_at(call->tid, from_dir, from, from_abs, sizeof from_abs)) return CALL_PASS;
+        if (!resolve_at(t, call->tid, from_dir, from, from_abs, sizeof from_abs)) return CALL_PASS;
         if (((flags & AT_SYMLINK_FOLLOW) ? stat(from_abs, &st) : lstat(from_abs, &st)) != 0) return CALL_PASS;
         call->outside_source = !under_root(t, from_abs, &rel);
         snprintf(call->path, sizeof call->path, "%s", call->outside_source ? "" : rel);
@@ -364,7 +386,10 @@ call_action ts_fstrace_entry(ts_fstrace *t, pending_call *call, const uint64_t a
     call->op.path2 = call->path2;
     switch (call->nr) {
     case SYS_write:
-    case SYS_writev: return a[0] == 1 ? CALL_OUTPUT : write_entry(t, call, (long)a[0], false, 0, false);
+    case SYS_writev: { /* fd 1 is the protocol's line, unless it was made a store file (`echo > FILE`) */
+        call_action action = write_entry(t, call, (long)a[0], false, 0, false);
+        return a[0] == 1 && action != CALL_TRACK ? CALL_OUTPUT : action;
+    }
     case SYS_pwrite64:
     case SYS_pwritev: return write_entry(t, call, (long)a[0], true, a[3], false);
     case SYS_pwritev2: return write_entry(t, call, (long)a[0], (int64_t)a[3] != -1, a[3], (a[5] & RWF_APPEND) != 0);

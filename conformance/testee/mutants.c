@@ -159,10 +159,10 @@ const ts_mutant ts_mutants[] = {
      * points, caught only by the file-system nemesis. */
     {"resume-acks-before-write", "answers \"waiting\" for a message queued behind a pending tool, then writes it: a crash in between loses an acknowledged message",
      "U3,U9", NULL, false, false, false, NULL, TS_DURABILITY_ACK_BEFORE_WRITE},
-    {"resume-never-fsyncs", "claims power-loss durability, never fsyncs (SQLite synchronous OFF)", "U11,U2,U3,U4,U5,U6,U8",
+    {"resume-never-fsyncs", "claims power-loss durability, never fsyncs (SQLite synchronous OFF)", "U9,U2,U3,U4,U5,U6,U7,U8",
      NULL, false, false, false, NULL, TS_DURABILITY_NEVER_FSYNC},
     {"resume-index-before-record", "file store: writes a commit's index line before the record it names",
-     "U9,U2,U3,U4,U5,U6,U8,U11", NULL, false, false, false, NULL, TS_DURABILITY_INDEX_BEFORE_RECORD},
+     "U9,U2,U3,U4,U5,U6,U7,U8", NULL, false, false, false, NULL, TS_DURABILITY_INDEX_BEFORE_RECORD},
     {"resume-unchecked-torn-record", "file store: syncs a record and its index line together and reads records without their checksum",
      "U11,U2,U3,U4,U5,U6,U8", NULL, false, false, false, NULL, TS_DURABILITY_UNCHECKED_TORN_RECORD},
     {"resume-rename-without-dir-sync", "file store: names its files by a rename and never fsyncs the directory",

@@ -14,13 +14,6 @@
 /* Chunks start small (most arenas hold one small document) and grow with the arena. */
 enum { TS_ARENA_MIN_CHUNK = 4 * 1024, TS_ARENA_DEDICATED = 64 * 1024 };
 
-struct ts_arena_chunk {
-    ts_arena_chunk *next;
-    size_t capacity; /* usable bytes after the header */
-    size_t used;
-    alignas(max_align_t) unsigned char data[];
-};
-
 void ts_memory_advise_huge(void *block, size_t size) {
 #ifdef MADV_HUGEPAGE
     enum { HUGE_PAGE = 2 << 20 };
@@ -70,7 +63,7 @@ static size_t round_up(size_t n, size_t align) { return (n + align - 1) & ~(alig
 
 /* Allocates `size` bytes at `align` (a power of two no larger than max_align_t). Requests
  * larger than a chunk get a chunk of their own, which ts_arena_grow can later realloc. */
-static void *alloc_aligned(ts_arena *arena, size_t size, size_t align) {
+void *ts_arena_alloc_slow(ts_arena *arena, size_t size, size_t align) {
     TS_ASSERT(align > 0 && (align & (align - 1)) == 0 && align <= alignof(max_align_t));
     if (size > SIZE_MAX / 2) return NULL;
     if (size == 0) size = 1;
@@ -109,10 +102,6 @@ static void *alloc_aligned(ts_arena *arena, size_t size, size_t align) {
     arena->bytes_allocated += sizeof *fresh + capacity;
     return fresh->data;
 }
-
-void *ts_arena_alloc(ts_arena *arena, size_t size) { return alloc_aligned(arena, size, alignof(max_align_t)); }
-
-void *ts_arena_alloc_bytes(ts_arena *arena, size_t size) { return alloc_aligned(arena, size, 1); }
 
 void *ts_arena_grow(ts_arena *arena, void *ptr, size_t old_size, size_t new_size) {
     if (!ptr) return ts_arena_alloc(arena, new_size);

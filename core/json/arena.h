@@ -7,9 +7,18 @@
 #ifndef TURNSTILE_CORE_ARENA_H
 #define TURNSTILE_CORE_ARENA_H
 
+#include <stdalign.h>
 #include <stddef.h>
 
 typedef struct ts_arena_chunk ts_arena_chunk;
+
+/* A chunk's header, in the header only so that the allocation fast paths below can be inline. */
+struct ts_arena_chunk {
+    ts_arena_chunk *next;
+    size_t capacity; /* usable bytes after the header */
+    size_t used;
+    alignas(max_align_t) unsigned char data[];
+};
 
 typedef struct ts_arena {
     ts_arena_chunk *head;  /* newest chunk first */
@@ -32,12 +41,47 @@ void ts_memory_advise_huge(void *block, size_t size);
  * arena that holds one short-lived document after another. */
 void ts_arena_reset(ts_arena *arena);
 
+/* The slow paths of the two below: a new chunk, a zero size, an overflow. */
+void *ts_arena_alloc_slow(ts_arena *arena, size_t size, size_t align);
+
 /* Returns `size` bytes aligned for any type, owned by the arena, or NULL when malloc fails
  * or the size overflows. `size` 0 returns a valid unique pointer. */
-void *ts_arena_alloc(ts_arena *arena, size_t size);
+static inline void *ts_arena_alloc(ts_arena *arena, size_t size) {
+    ts_arena_chunk *chunk = arena->head;
+    if (chunk && size) {
+        size_t start = (chunk->used + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
+        if (start <= chunk->capacity && chunk->capacity - start >= size) {
+            chunk->used = start + size;
+            return chunk->data + start;
+        }
+    }
+    return ts_arena_alloc_slow(arena, size, alignof(max_align_t));
+}
+
+/* Like ts_arena_alloc, aligned for `align` only (a power of two, at most max_align_t): for the
+ * many small arrays of a type that needs less, so that none leaves padding behind it. */
+static inline void *ts_arena_alloc_aligned(ts_arena *arena, size_t size, size_t align) {
+    ts_arena_chunk *chunk = arena->head;
+    if (chunk && size) {
+        size_t start = (chunk->used + align - 1) & ~(align - 1);
+        if (start <= chunk->capacity && chunk->capacity - start >= size) {
+            chunk->used = start + size;
+            return chunk->data + start;
+        }
+    }
+    return ts_arena_alloc_slow(arena, size, align);
+}
 
 /* Like ts_arena_alloc without alignment (for strings). */
-void *ts_arena_alloc_bytes(ts_arena *arena, size_t size);
+static inline void *ts_arena_alloc_bytes(ts_arena *arena, size_t size) {
+    ts_arena_chunk *chunk = arena->head;
+    if (chunk && size && chunk->capacity - chunk->used >= size) {
+        void *p = chunk->data + chunk->used;
+        chunk->used += size;
+        return p;
+    }
+    return ts_arena_alloc_slow(arena, size, 1);
+}
 
 /* Grows a block obtained from ts_arena_alloc/ts_arena_grow from old_size to new_size bytes,
  * in place when it is the latest allocation or has a chunk of its own, else by copying (the

@@ -1,7 +1,7 @@
 /* codec.c — JSON text <-> ts_json; see codec.h.
  *
- * Reading has two paths. The fast one is simdjson (fastjson.h): one pass, straight into the
- * arena. The strict one is jansson under the flags SPEC W2 asks for: it reads whatever the fast
+ * Reading has two paths. The fast one is turnstile's own scanner (scan.h): one pass, straight
+ * into the arena. The strict one is jansson under the flags SPEC W2 asks for: it reads whatever the fast
  * path defers (every error, and the few values simdjson reads differently), so that what is
  * accepted and every error message and position are jansson's, as they always were. */
 #include "core/json/codec.h"
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/json/fastjson.h"
 #include "core/json/numfmt.h"
+#include "core/json/scan.h"
 #include "core/json/strict.h"
 
 static bool out_of_memory(ts_error *err, int line) {
@@ -23,18 +23,17 @@ static bool out_of_memory(ts_error *err, int line) {
     return false;
 }
 
-/* The fast path for one document: TS_FAST_VALUE, TS_FAST_NOMEM, or TS_FAST_DEFER to jansson. */
-static ts_fast_result parse_fast(ts_arena *arena, const char *data, size_t len, bool any_value, ts_json *out) {
-    ts_fast_parser *parser = ts_fast_parser_new();
-    char *padded = len <= SIZE_MAX - TS_FAST_PADDING ? malloc(len + TS_FAST_PADDING) : NULL;
-    ts_fast_result r = TS_FAST_NOMEM;
-    if (parser && padded) {
-        if (len) memcpy(padded, data, len);
-        memset(padded + len, 0, TS_FAST_PADDING);
-        r = ts_fast_parse_document(parser, padded, len, any_value, arena, out);
+/* The fast path for one document: the value, then nothing but whitespace. */
+static ts_scan_result parse_fast(ts_arena *arena, const char *data, size_t len, bool any_value, ts_json *out) {
+    ts_scanner scanner;
+    ts_scanner_init(&scanner);
+    size_t end;
+    ts_scan_result r = ts_scan_value(&scanner, arena, data, len, true, any_value, &end, out);
+    ts_scanner_free(&scanner);
+    while (r == TS_SCAN_VALUE && end < len) {
+        char c = data[end++];
+        if (c != ' ' && c != '\n' && c != '\r' && c != '\t') r = TS_SCAN_DEFER;
     }
-    free(padded);
-    ts_fast_parser_free(parser);
     return r;
 }
 
@@ -50,8 +49,8 @@ static bool parse_strict(ts_arena *arena, const char *data, size_t len, ts_stric
 
 static bool parse_one(ts_arena *arena, const char *data, size_t len, bool any_value, ts_json *out, ts_error *err) {
     switch (parse_fast(arena, data, len, any_value, out)) {
-    case TS_FAST_VALUE: return true;
-    case TS_FAST_NOMEM: return out_of_memory(err, 0);
+    case TS_SCAN_VALUE: return true;
+    case TS_SCAN_NOMEM: return out_of_memory(err, 0);
     default: return parse_strict(arena, data, len, any_value ? TS_STRICT_ANY : TS_STRICT_DOCUMENT, out, err);
     }
 }

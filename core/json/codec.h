@@ -95,8 +95,9 @@ int ts_json_stream_next(ts_json_stream *stream, ts_arena *arena, ts_json *out, i
 bool ts_json_stream_locate(const ts_json_stream *stream, const char *path, ts_error *err);
 
 /* From now on, a value's strings and keys may point into the stream's own memory, valid only
- * until the next ts_json_stream_next (the rest of the value is in the arena as usual): for a
- * reader that is done with each value before it asks for the next, and copies what it keeps. */
+ * until the next ts_json_stream_next and not NUL-terminated (the rest of the value is in the
+ * arena as usual): for a reader that is done with each value before it asks for the next, reads
+ * strings by their length, and copies what it keeps. */
 void ts_json_stream_borrow_strings(ts_json_stream *stream);
 
 /* For tests: windows of `bytes` instead of a mebibyte, so that short inputs cross window

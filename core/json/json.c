@@ -43,26 +43,18 @@ const char ts_json_common_keys[TS_KEY_COUNT][TS_KEY_ROW] = {
     [TS_KEY_CONTINUATION_TOKEN] = "continuationToken", [TS_KEY_ADDITIONAL_PROPERTIES] = "additionalProperties",
 };
 
-/* The names by length (the longest is 20 bytes) and first byte: no two share both. */
-const signed char ts_json_keys_by_length[TS_KEY_MAX_LEN + 1][4] = {
-    [0] = {-1}, [1] = {-1}, [2] = {-1}, [3] = {-1},
-    [4] = {TS_KEY_TEXT, TS_KEY_ROLE, TS_KEY_NAME, -1},
-    [5] = {TS_KEY_TYPE, -1},
-    [6] = {TS_KEY_CALL_ID, TS_KEY_RESULT, -1},
-    [7] = {TS_KEY_DETAILS, TS_KEY_AGENT_ID, TS_KEY_MODEL_ID, -1},
-    [8] = {TS_KEY_CONTENTS, -1},
-    [9] = {TS_KEY_ARGUMENTS, TS_KEY_CREATED_AT, TS_KEY_MESSAGE_ID, -1},
-    [10] = {TS_KEY_RESPONSE_ID, TS_KEY_AUTHOR_NAME, -1},
-    [11] = {TS_KEY_ANNOTATIONS, -1},
-    [12] = {TS_KEY_FINISH_REASON, -1},
-    [13] = {TS_KEY_PROTECTED_DATA, -1},
-    [14] = {TS_KEY_CONVERSATION_ID, -1},
-    [15] = {TS_KEY_TOTAL_TOKEN_COUNT, TS_KEY_INPUT_TOKEN_COUNT, -1},
-    [16] = {TS_KEY_OUTPUT_TOKEN_COUNT, TS_KEY_ADDITIONAL_COUNTS, -1},
-    [17] = {TS_KEY_INFORMATIONAL_ONLY, TS_KEY_CONTINUATION_TOKEN, -1},
-    [18] = {-1},
-    [19] = {-1},
-    [20] = {TS_KEY_ADDITIONAL_PROPERTIES, -1},
+/* The names by ts_json_key_hash (generated, then checked by core/tests/codec_test: every name is found
+ * in its slot, and no two share one). */
+const unsigned char ts_json_keys_by_hash[TS_KEY_HASH_SLOTS] = {
+    [3] = TS_KEY_CONTENTS + 1, [5] = TS_KEY_INFORMATIONAL_ONLY + 1, [10] = TS_KEY_RESPONSE_ID + 1,
+    [11] = TS_KEY_CALL_ID + 1, [13] = TS_KEY_INPUT_TOKEN_COUNT + 1, [17] = TS_KEY_ADDITIONAL_PROPERTIES + 1,
+    [21] = TS_KEY_ANNOTATIONS + 1, [24] = TS_KEY_TOTAL_TOKEN_COUNT + 1, [26] = TS_KEY_RESULT + 1,
+    [28] = TS_KEY_PROTECTED_DATA + 1, [29] = TS_KEY_ARGUMENTS + 1, [30] = TS_KEY_NAME + 1,
+    [31] = TS_KEY_CREATED_AT + 1, [33] = TS_KEY_ADDITIONAL_COUNTS + 1, [34] = TS_KEY_ROLE + 1,
+    [36] = TS_KEY_TEXT + 1, [37] = TS_KEY_AGENT_ID + 1, [40] = TS_KEY_DETAILS + 1, [41] = TS_KEY_MESSAGE_ID + 1,
+    [43] = TS_KEY_CONVERSATION_ID + 1, [47] = TS_KEY_OUTPUT_TOKEN_COUNT + 1, [48] = TS_KEY_TYPE + 1,
+    [49] = TS_KEY_MODEL_ID + 1, [54] = TS_KEY_FINISH_REASON + 1, [57] = TS_KEY_AUTHOR_NAME + 1,
+    [63] = TS_KEY_CONTINUATION_TOKEN + 1,
 };
 
 ts_key_id ts_json_key_id_slow(ts_str key) {

@@ -101,15 +101,19 @@ typedef enum ts_key_id {
 enum { TS_KEY_ROW = 24 };
 extern const char ts_json_common_keys[TS_KEY_COUNT][TS_KEY_ROW]; /* "$type", "text", ... in ts_key_id order */
 
-/* The static copy of key[0..len) when it is one of the names, else NULL. */
-enum { TS_KEY_MAX_LEN = 20 };
-extern const signed char ts_json_keys_by_length[TS_KEY_MAX_LEN + 1][4]; /* ids, -1 ends a row */
+/* The static copy of key[0..len) when it is one of the names, else NULL: one probe of a table
+ * indexed by (first byte + 28 * length) mod 64, which no two names share (json.c checks). */
+enum { TS_KEY_MAX_LEN = 20, TS_KEY_HASH_SLOTS = 64 };
+extern const unsigned char ts_json_keys_by_hash[TS_KEY_HASH_SLOTS]; /* id + 1, 0 for none */
+static inline unsigned ts_json_key_hash(const char *key, size_t len) {
+    return ((unsigned)(unsigned char)key[0] + 28u * (unsigned)len) % TS_KEY_HASH_SLOTS;
+}
 static inline const char *ts_json_common_key(const char *key, size_t len) {
-    if (len > TS_KEY_MAX_LEN) return NULL;
-    for (const signed char *id = ts_json_keys_by_length[len]; *id >= 0; id++)
-        if (ts_json_common_keys[*id][0] == key[0] && ts_bytes_equal(ts_json_common_keys[*id], key, len))
-            return ts_json_common_keys[*id];
-    return NULL;
+    if (len == 0 || len > TS_KEY_MAX_LEN) return NULL;
+    unsigned slot = ts_json_keys_by_hash[ts_json_key_hash(key, len)];
+    if (!slot) return NULL;
+    const char *name = ts_json_common_keys[slot - 1];
+    return name[len] == '\0' && ts_bytes_equal(name, key, len) ? name : NULL;
 }
 
 /* The id of a key (by its address when it points into ts_json_common_keys, else by its bytes). */

@@ -1,11 +1,9 @@
 /* jsonstream.c — ts_json_stream: a sequence of JSON values read in windows; see codec.h.
  *
- * The buffer holds bytes [base, base + fill) of the input, followed by TS_FAST_PADDING bytes
- * for simdjson. Values are read from `pos` on, by simdjson's document stream over a window that
- * ends just after a line break when there is one (a line break is never inside a string, so no
- * UTF-8 character is cut and every JSON Lines value is whole), and by jansson for what simdjson
- * defers. A deferred value that jansson accepts (nesting beyond simdjson's 1024 levels) leaves
- * the rest of that window to jansson, so that a window is never scanned again value by value.
+ * The buffer holds bytes [base, base + fill) of the input. Values are read from `pos` on, one at
+ * a time, by the scanner (scan.h) straight into the arena; a value the buffer cuts short is read
+ * again once more input is in, and a value the scanner defers is read by jansson (strict.h),
+ * which accepts it or names the error.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -14,9 +12,10 @@
 
 #include "core/json/codec.h"
 #include "core/json/fastjson.h"
+#include "core/json/scan.h"
 #include "core/json/strict.h"
 
-enum { WINDOW = 1 << 20 };
+enum { WINDOW = 1 << 20, REFILL_BELOW = 1 << 12 };
 
 struct ts_json_stream {
     FILE *file;              /* the source: a file, or */
@@ -36,11 +35,8 @@ struct ts_json_stream {
     int line;                /* line of buf[counted] */
     size_t line_start;       /* input offset where that line starts */
 
-    ts_fast_parser *fast;
-    bool in_window, need_more, started, stopped;
-    bool borrow;             /* values' strings may point into the parser's memory */
-    size_t window_base, window_end;
-    size_t strict_until;     /* buf offset before which jansson reads */
+    ts_scanner scanner;
+    bool need_more, started, stopped;
 
     bool has_value;          /* the last value returned, for ts_json_stream_locate */
     size_t value_start, value_end;
@@ -55,16 +51,15 @@ static ts_json_stream *open_stream(FILE *file, const char *memory, size_t memory
     s->memory_len = memory_len;
     s->max_bytes = max_bytes;
     s->line = 1;
+    ts_scanner_init(&s->scanner);
     /* A buffer no larger than the input needs (one byte more, so that the first read already
-     * finds the end): a short input costs a short buffer, and simdjson sizes itself by it. */
+     * finds the end): a short input costs a short buffer. */
     s->window = s->cap = memory && memory_len < WINDOW ? memory_len + 1 : WINDOW;
-    s->buf = malloc(s->cap + TS_FAST_PADDING);
-    s->fast = ts_fast_parser_new();
-    if (!s->buf || !s->fast) {
+    s->buf = malloc(s->cap);
+    if (!s->buf) {
         ts_json_stream_close(s);
         return NULL;
     }
-    memset(s->buf, 0, TS_FAST_PADDING);
     return s;
 }
 
@@ -74,20 +69,19 @@ ts_json_stream *ts_json_stream_open_memory(const char *data, size_t len) { retur
 
 void ts_json_stream_close(ts_json_stream *s) {
     if (!s) return;
-    ts_fast_parser_free(s->fast);
+    ts_scanner_free(&s->scanner);
     free(s->buf);
     free(s);
 }
 
 size_t ts_json_stream_bytes_read(const ts_json_stream *s) { return s->bytes_read; }
 
-void ts_json_stream_borrow_strings(ts_json_stream *s) { s->borrow = true; }
+void ts_json_stream_borrow_strings(ts_json_stream *s) { s->scanner.borrow = true; }
 
 bool ts_json_stream_set_window(ts_json_stream *s, size_t bytes) {
     if (s->started || bytes == 0 || bytes > SIZE_MAX / 4) return false;
-    char *smaller = realloc(s->buf, bytes + TS_FAST_PADDING);
+    char *smaller = realloc(s->buf, bytes);
     if (!smaller) return false;
-    memset(smaller, 0, TS_FAST_PADDING);
     s->buf = smaller;
     s->window = s->cap = bytes;
     return true;
@@ -111,14 +105,13 @@ static bool refill(ts_json_stream *s) {
         memmove(s->buf, s->buf + s->pos, keep);
         s->base += s->pos;
         s->counted -= s->pos;
-        s->strict_until = s->strict_until > s->pos ? s->strict_until - s->pos : 0;
         s->fill = keep;
         s->pos = 0;
     }
     s->has_value = false;
     if (s->fill == s->cap) {
-        if (s->cap > (SIZE_MAX - TS_FAST_PADDING) / 2) return false;
-        char *grown = realloc(s->buf, 2 * s->cap + TS_FAST_PADDING);
+        if (s->cap > SIZE_MAX / 2) return false;
+        char *grown = realloc(s->buf, 2 * s->cap);
         if (!grown) return false;
         s->buf = grown;
         s->cap *= 2;
@@ -136,7 +129,6 @@ static bool refill(ts_json_stream *s) {
     }
     s->fill += got;
     s->bytes_read += got;
-    memset(s->buf + s->fill, 0, TS_FAST_PADDING);
     if (got < want) s->eof = true;
     if (s->max_bytes && s->bytes_read > s->max_bytes) s->over_limit = s->eof = true;
     return true;
@@ -176,19 +168,22 @@ static int deliver(ts_json_stream *s, size_t start, size_t end, int *out_line) {
     return 1;
 }
 
-/* Where the next window ends: after the last line break of the buffer; with none, after its
- * last ASCII byte (never inside a UTF-8 character); at the end once the input is all read. */
-static size_t window_end(const ts_json_stream *s) {
-    if (s->eof) return s->fill;
-    const char *from = s->buf + s->pos;
-    for (const char *p = s->buf + s->fill; p > from; p--)
-        if (p[-1] == '\n') return (size_t)(p - s->buf);
-    for (const char *p = s->buf + s->fill; p > from; p--)
-        if ((unsigned char)p[-1] < 0x80) return (size_t)(p - s->buf);
-    return s->fill;
-}
-
 static bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+
+/* The value at pos through the strict path: 1 read, -1 an error, 0 more input is needed. */
+static int read_strict(ts_json_stream *s, ts_arena *arena, ts_json *out, int *out_line, ts_error *err) {
+    ts_strict_outcome outcome;
+    if (ts_strict_read(arena, s->buf + s->pos, s->fill - s->pos, TS_STRICT_FIRST_VALUE, out, &outcome, err))
+        return deliver(s, s->pos, s->pos + outcome.consumed, out_line);
+    if (outcome.out_of_memory) {
+        count_lines(s, s->pos);
+        err->line = s->line;
+        return fail(s, err, SIZE_MAX);
+    }
+    if (!outcome.ran_out || s->eof) return fail(s, err, s->pos + outcome.error_offset);
+    s->need_more = true;
+    return 0;
+}
 
 int ts_json_stream_next(ts_json_stream *s, ts_arena *arena, ts_json *out, int *out_line, ts_error *err) {
     ts_error local;
@@ -204,55 +199,30 @@ int ts_json_stream_next(ts_json_stream *s, ts_arena *arena, ts_json *out, int *o
     }
     for (;;) {
         if (s->over_limit || s->read_errno) return fail_because(s, err, "");
-        if (s->in_window) {
-            size_t a, b;
-            ts_fast_result r = ts_fast_window_next(s->fast, arena, s->borrow, out, &a, &b);
-            if (r == TS_FAST_VALUE) return deliver(s, s->window_base + a, s->window_base + b, out_line);
-            s->in_window = false;
-            if (r == TS_FAST_NOMEM) return fail_because(s, err, "out of memory while reading JSON");
-            if (r == TS_FAST_DEFER) {
-                /* The deferred value is the next one after pos (simdjson's own offset is not
-                 * meaningful after an error found while indexing the window). */
-                s->strict_until = s->window_end;
-            } else {
-                if (s->window_base + a > s->pos) s->pos = s->window_base + a;
-                s->need_more = s->pos < s->window_end; /* an incomplete value at the window's end */
-            }
-            continue;
-        }
         while (s->pos < s->fill && is_space(s->buf[s->pos])) s->pos++;
-        if (s->pos == s->fill) {
-            if (s->eof) return 0;
-            if (!refill(s)) return fail_because(s, err, "out of memory while reading JSON");
-            continue;
-        }
-        if (s->pos < s->strict_until || (s->need_more && s->eof)) {
-            ts_strict_outcome outcome;
-            if (ts_strict_read(arena, s->buf + s->pos, s->fill - s->pos, TS_STRICT_FIRST_VALUE, out, &outcome, err))
-                return deliver(s, s->pos, s->pos + outcome.consumed, out_line);
-            if (outcome.out_of_memory) {
-                count_lines(s, s->pos);
-                err->line = s->line;
-                return fail(s, err, SIZE_MAX);
-            }
-            if (!outcome.ran_out || s->eof) return fail(s, err, s->pos + outcome.error_offset);
-            if (!refill(s)) return fail_because(s, err, "out of memory while reading JSON");
-            continue;
-        }
-        if (s->need_more || (!s->eof && s->fill - s->pos < s->window / 2)) {
+        /* Read on when the rest is short (a value cut there is read again whole after): moving
+         * a few KiB to the front costs little, half a window each time would not. */
+        size_t low = s->window / 2 < REFILL_BELOW ? s->window / 2 : REFILL_BELOW;
+        if (s->need_more || (!s->eof && (s->pos == s->fill || s->fill - s->pos < low))) {
             s->need_more = false;
             if (!refill(s)) return fail_because(s, err, "out of memory while reading JSON");
             continue;
         }
-        s->window_base = s->pos;
-        s->window_end = window_end(s);
-        ts_fast_result r = ts_fast_window_begin(s->fast, s->buf + s->pos, s->window_end - s->pos);
-        if (r == TS_FAST_VALUE)
-            s->in_window = true;
-        else if (r == TS_FAST_DEFER)
-            s->strict_until = s->window_end;
-        else if (r == TS_FAST_NOMEM)
-            return fail_because(s, err, "out of memory while reading JSON");
+        if (s->pos == s->fill) return 0; /* the input is all read */
+        size_t end;
+        switch (ts_scan_value(&s->scanner, arena, s->buf + s->pos, s->fill - s->pos, s->eof, false, &end, out)) {
+        case TS_SCAN_VALUE: return deliver(s, s->pos, s->pos + end, out_line);
+        case TS_SCAN_INCOMPLETE: s->need_more = true; continue;
+        case TS_SCAN_NOMEM: return fail_because(s, err, "out of memory while reading JSON");
+        case TS_SCAN_DEFER:
+            if (!s->eof && !ts_scan_complete(s->buf + s->pos, s->fill - s->pos)) {
+                s->need_more = true; /* jansson judges the whole value, as when it is all in */
+                continue;
+            }
+            break;
+        }
+        int got = read_strict(s, arena, out, out_line, err);
+        if (got) return got;
     }
 }
 

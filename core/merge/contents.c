@@ -42,6 +42,11 @@ typedef struct content_view {
 static void view_of(const ts_json *c, content_view *v) {
     memset(v, 0, sizeof *v);
     v->plain_text = v->plain_reasoning = true;
+    if (c->kind == TS_JSON_STRING) { /* a compact text content */
+        v->type = 1;
+        v->text = c->u.s;
+        return;
+    }
     bool seen_type = false, seen_text = false, seen_annotations = false, seen_protected = false;
     for (size_t i = 0; i < c->u.o.count; i++) {
         const ts_member *m = &c->u.o.members[i];
@@ -68,6 +73,11 @@ static void view_of(const ts_json *c, content_view *v) {
         }
         if (!is_nothing(&m->value)) v->plain_text = v->plain_reasoning = false;
     }
+}
+
+/* A text content that holds exactly "$type": "text" and a string "text". */
+static bool is_compact_text(const ts_json *c, const content_view *v) {
+    return v->type == 1 && v->text.ptr && c->kind == TS_JSON_OBJECT && c->u.o.count == 2;
 }
 
 static bool append_text(ts_run_text *run, ts_str text) {
@@ -106,6 +116,11 @@ bool ts_contents_close(ts_arena *arena, ts_contents *c) {
     bool ok = text != NULL;
     ts_str merged = {text, run->len};
     const ts_json *first = &c->items[c->count - 1];
+    if (first->kind == TS_JSON_STRING) { /* compact: it stays so, with the run's text */
+        if (ok) c->items[c->count - 1] = ts_json_make_string(merged);
+        ts_contents_release(c);
+        return ok;
+    }
     bool protected_data = run->protected_data.kind != TS_JSON_NULL;
     ts_json_builder b;
     ts_json_builder_init(&b, arena);
@@ -161,18 +176,51 @@ bool ts_contents_add(ts_arena *arena, bool copy, ts_contents *c, const ts_json *
         (c->run_reasoning ? v.plain_reasoning : v.plain_text))
         return absorb(arena, copy, c, &v);
     if (!ts_contents_close(arena, c)) return false;
-    if (c->count == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 1;
-        ts_json *grown = ts_arena_grow(arena, c->items, c->cap * sizeof *grown, cap * sizeof *grown);
+    if ((c->count & (c->count - 1)) == 0) { /* 0, 1, 2, 4, ...: the items fill their capacity */
+        if (c->count >= UINT32_MAX / 2) return false;
+        size_t cap = c->count, grown_cap = cap ? 2 * cap : 1;
+        ts_json *grown = cap ? ts_arena_grow(arena, c->items, cap * sizeof *grown, grown_cap * sizeof *grown)
+                             : ts_arena_alloc_aligned(arena, sizeof *grown, _Alignof(ts_json));
         if (!grown) return false;
         c->items = grown;
-        c->cap = cap;
     }
     ts_json *item = &c->items[c->count];
-    if (copy ? !ts_json_clone(arena, content, item) : !(*item = *content, true)) return false;
+    if (copy && is_compact_text(content, &v)) {
+        ts_str text = ts_str_dup(arena, v.text);
+        if (!text.ptr) return false;
+        *item = ts_json_make_string(text);
+    } else if (copy ? !ts_json_clone(arena, content, item) : !(*item = *content, true)) {
+        return false;
+    }
     c->count++;
     c->run_open = v.type != 0 && !v.annotated && !(v.type == 2 && v.protected_data);
     c->run_absorbs = c->run_open;
     c->run_reasoning = v.type == 2;
+    return true;
+}
+
+bool ts_contents_expand(ts_arena *arena, const ts_contents *c, ts_json **out) {
+    size_t compact = 0;
+    for (uint32_t i = 0; i < c->count; i++) compact += c->items[i].kind == TS_JSON_STRING;
+    if (!compact) {
+        *out = c->items ? c->items : ts_arena_alloc(arena, sizeof **out);
+        return *out != NULL;
+    }
+    ts_json *items = ts_arena_alloc(arena, c->count * sizeof *items);
+    ts_member *members = ts_arena_alloc(arena, 2 * compact * sizeof *members);
+    if (!items || !members) return false;
+    for (uint32_t i = 0; i < c->count; i++) {
+        items[i] = c->items[i];
+        if (items[i].kind != TS_JSON_STRING) continue;
+        members[0].key = ts_str_from(ts_json_common_keys[TS_KEY_TYPE]);
+        members[0].value = ts_json_make_string(ts_str_from("text"));
+        members[1].key = ts_str_from(ts_json_common_keys[TS_KEY_TEXT]);
+        members[1].value = c->items[i];
+        items[i].kind = TS_JSON_OBJECT;
+        items[i].u.o.members = members;
+        items[i].u.o.count = 2;
+        members += 2;
+    }
+    *out = items;
     return true;
 }

@@ -5,7 +5,8 @@
  *   2. update -> message (M2 keyed, M3 unkeyed continuation, M4 contradictions split), its
  *      contents coalesced as they come (C2, contents.c);
  *   3. response metadata (R1..R6);
- * and at the end 4. ordering (I3 groups by first arrival; inside a group O1..O3, order.c).
+ * and at the end 4. ordering (I3 groups by first arrival; inside a group O1..O3, order.c) and
+ * the response (merger_finish.c).
  * Every step costs a constant per update, content or message (hash maps for ids and member
  * keys), so a merge is linear in its input whatever its shape.
  */
@@ -20,70 +21,9 @@
 #include "core/json/digest.h"
 #include "core/json/strmap.h"
 #include "core/merge/contents.h"
+#include "core/merge/merger_state.h"
 
-/* Additional properties (X2) and kept unknown keys (X1) of one message: last value wins per
- * key, first position kept. Allocated only for messages that have some. */
-typedef struct message_members {
-    ts_json_builder additional_properties;
-    ts_json_builder extras;
-    bool any_additional_properties;
-} message_members;
-
-typedef struct message_state {
-    size_t group;
-    size_t first_arrival; /* index of the update that opened it */
-    ts_str role, author_name, message_id, agent_id, created_at;
-    bool has_created_at;
-    bool indexed;         /* in message_by_key (see index_message) */
-    ts_instant created_at_instant;
-    ts_contents contents; /* arrival order, usage removed, runs coalesced */
-    message_members *members;
-} message_state;
-
-typedef struct group_state {
-    ts_str response_id;  /* absent for the primary group */
-    size_t last_message; /* the message its latest update went to (M3) */
-    bool has_last_message;
-} group_state;
-
-struct ts_merger {
-    ts_arena *arena;
-    bool copy;                  /* updates do not outlive ts_merger_add: keep copies */
-    bool failed;
-    ts_merge_order_fn order;
-    void *order_context;
-    size_t count;               /* updates added */
-
-    ts_str primary;             /* I1: given, or the first responseId (absent until seen) */
-    size_t primary_group;       /* SIZE_MAX until an update joins it */
-    ts_sha256 derived;          /* I1.3: SHA-256 of the updates while none has a responseId */
-    bool hashing;               /* `derived` holds a state (started at the first such update) */
-
-    group_state *groups;
-    size_t group_count, group_cap;
-    message_state *messages;
-    size_t message_count, message_cap;
-    ts_strmap group_by_id;      /* tag 0: responseId -> group (the primary id is not in it) */
-    ts_strmap message_by_key;   /* tag = group + 1: messageId -> latest message with that id
-                                 * that is not its group's last (index_message) */
-    ts_strmap member_index;     /* tag = 2 * message + (0 extras, 1 additional): key -> member */
-    struct {                    /* cache: the last groups looked up by responseId, latest first */
-        ts_str id;
-        size_t group;
-    } recent[4];
-
-    ts_str last_role, last_author, last_agent; /* the last copies kept of each (keep_shared) */
-    size_t *visible, *ordered;  /* at the end: the messages written (M6), and their order */
-    size_t visible_count;
-    ts_arena scratch;           /* one message's JSON at a time (ts_merger_finish_to_file) */
-
-    ts_response out;            /* metadata folded so far (R1..R6) */
-    bool has_created;
-    ts_instant earliest;
-    ts_str first_agent, primary_agent;
-};
-
-static bool out_of_memory(ts_merger *m, ts_error *err) {
+bool ts_merger_out_of_memory(ts_merger *m, ts_error *err) {
     m->failed = true;
     ts_error_clear(err);
     ts_error_set(err, "out of memory");
@@ -94,18 +34,6 @@ static bool out_of_memory(ts_merger *m, ts_error *err) {
 static bool keep(ts_merger *m, ts_str s, ts_str *out) {
     *out = m->copy ? ts_str_dup(m->arena, s) : s;
     return !s.ptr || out->ptr;
-}
-
-/* keep(), for values that repeat from message to message (roles, authors, agents): the last
- * copy is shared when the value is the same. */
-static bool keep_shared(ts_merger *m, ts_str *last, ts_str s, ts_str *out) {
-    if (m->copy && last->ptr && ts_str_eq(*last, s)) {
-        *out = *last;
-        return true;
-    }
-    if (!keep(m, s, out)) return false;
-    *last = *out;
-    return true;
 }
 
 static bool keep_json(ts_merger *m, const ts_json *v, ts_json *out) {
@@ -125,6 +53,34 @@ static bool reserve(void **items, size_t count, size_t *cap, size_t size) {
     ts_memory_advise_huge(grown, new_cap * size);
     *items = grown;
     *cap = new_cap;
+    return true;
+}
+
+static bool out_of_memory(ts_merger *m, ts_error *err) { return ts_merger_out_of_memory(m, err); }
+
+enum { ROLE, AUTHOR, AGENT };
+
+/* A role, author or agent (kind) for a message (*out: its index + 1 in the name table). Such
+ * values repeat from message to message: one equal to one of the last few kept of its kind is
+ * that one again (roles that alternate, agents that interleave). */
+static bool keep_name(ts_merger *m, int kind, ts_str s, uint32_t *out) {
+    enum { RECENT = sizeof m->recent_names[0] / sizeof m->recent_names[0][0] };
+    uint32_t *recent = m->recent_names[kind];
+    size_t hit = RECENT;
+    for (size_t i = 0; i < RECENT && recent[i] && hit == RECENT; i++)
+        if (ts_str_eq(m->names[recent[i] - 1], s)) hit = i;
+    if (hit < RECENT) {
+        *out = recent[hit];
+    } else {
+        if (m->name_count >= UINT32_MAX - 1 ||
+            !reserve((void **)&m->names, m->name_count, &m->name_cap, sizeof *m->names) ||
+            !keep(m, s, &m->names[m->name_count]))
+            return false;
+        *out = (uint32_t)++m->name_count;
+        hit = RECENT - 1; /* the oldest drops out */
+    }
+    memmove(&recent[1], &recent[0], hit * sizeof *recent);
+    recent[0] = *out;
     return true;
 }
 
@@ -164,6 +120,7 @@ void ts_merger_free(ts_merger *m) {
     ts_strmap_free(&m->member_index);
     free(m->messages);
     free(m->groups);
+    free(m->names);
     free(m->visible);
     free(m->ordered);
     ts_arena_free(&m->scratch);
@@ -173,6 +130,7 @@ void ts_merger_free(ts_merger *m) {
 /* ------------------------------------------------------------- groups and messages ------ */
 
 static bool add_group(ts_merger *m, size_t *out) {
+    if (m->group_count >= UINT32_MAX) return false; /* a message names its group in 32 bits */
     if (!reserve((void **)&m->groups, m->group_count, &m->group_cap, sizeof *m->groups)) return false;
     memset(&m->groups[m->group_count], 0, sizeof *m->groups);
     *out = m->group_count++;
@@ -218,7 +176,7 @@ static bool open_message(ts_merger *m, size_t group, const ts_update *u, size_t 
         return false;
     message_state *msg = &m->messages[m->message_count];
     memset(msg, 0, sizeof *msg);
-    msg->group = group;
+    msg->group = (uint32_t)group;
     msg->first_arrival = u->index;
     if (ts_str_nonempty(u->message_id) && !keep(m, u->message_id, &msg->message_id)) return false;
     *out = m->message_count++;
@@ -239,11 +197,11 @@ static bool index_message(ts_merger *m, size_t index) {
 
 /* M4: an update contradicts a message when both name a role (case-insensitively different),
  * an author or an agent, and the names differ. */
-static bool contradicts(const message_state *msg, const ts_update *u) {
-    if (ts_str_present(msg->role) && ts_str_present(u->role) && !ts_str_eq_nocase(msg->role, u->role)) return true;
-    if (ts_str_nonempty(msg->author_name) && ts_str_nonempty(u->author_name) && !ts_str_eq(msg->author_name, u->author_name))
-        return true;
-    if (ts_str_nonempty(msg->agent_id) && ts_str_nonempty(u->agent_id) && !ts_str_eq(msg->agent_id, u->agent_id))
+static bool contradicts(const ts_merger *m, const message_state *msg, const ts_update *u) {
+    if (msg->role && ts_str_present(u->role) && !ts_str_eq_nocase(ts_merger_name(m, msg->role), u->role)) return true;
+    if (msg->author_name && ts_str_nonempty(u->author_name) && !ts_str_eq(ts_merger_name(m, msg->author_name), u->author_name))
+        return true; /* author and agent names are kept only when not empty */
+    if (msg->agent_id && ts_str_nonempty(u->agent_id) && !ts_str_eq(ts_merger_name(m, msg->agent_id), u->agent_id))
         return true;
     return false;
 }
@@ -276,18 +234,24 @@ static bool set_member(ts_merger *m, size_t message, int which, ts_json_builder 
 
 static bool join_message(ts_merger *m, size_t index, const ts_update *u) {
     message_state *msg = &m->messages[index];
-    if (!ts_str_present(msg->role) && ts_str_present(u->role) && !keep_shared(m, &m->last_role, u->role, &msg->role))
-        return false;
-    if (!ts_str_nonempty(msg->author_name) && ts_str_nonempty(u->author_name) &&
-        !keep_shared(m, &m->last_author, u->author_name, &msg->author_name))
-        return false;
-    if (!ts_str_nonempty(msg->agent_id) && ts_str_nonempty(u->agent_id) &&
-        !keep_shared(m, &m->last_agent, u->agent_id, &msg->agent_id))
-        return false;
-    if (!msg->has_created_at && u->has_created_at) { /* K1: the first createdAt is the message's own */
-        if (!keep(m, u->created_at, &msg->created_at)) return false;
-        msg->has_created_at = true;
-        msg->created_at_instant = u->created_at_instant;
+    uint32_t name;
+    if (!msg->role && ts_str_present(u->role)) {
+        if (!keep_name(m, ROLE, u->role, &name)) return false;
+        msg->role = name;
+    }
+    if (!msg->author_name && ts_str_nonempty(u->author_name)) {
+        if (!keep_name(m, AUTHOR, u->author_name, &name)) return false;
+        msg->author_name = name;
+    }
+    if (!msg->agent_id && ts_str_nonempty(u->agent_id)) {
+        if (!keep_name(m, AGENT, u->agent_id, &name)) return false;
+        msg->agent_id = name;
+    }
+    if (!msg->created && u->has_created_at) { /* K1: the first createdAt is the message's own */
+        message_stamp *stamp = ts_arena_alloc(m->arena, sizeof *stamp);
+        if (!stamp || !keep(m, u->created_at, &stamp->text)) return false;
+        stamp->instant = u->created_at_instant;
+        msg->created = stamp;
     }
     for (size_t i = 0; i < u->contents->u.a.count; i++) {
         const ts_json *c = &u->contents->u.a.items[i];
@@ -322,21 +286,20 @@ static bool assign_update(ts_merger *m, const ts_update *u) {
     group_state *g = &m->groups[group];
     bool found = false;
     if (ts_str_nonempty(u->message_id)) { /* M2: the latest message of the group with that id */
-        if (g->has_last_message && ts_str_eq(m->messages[g->last_message].message_id, u->message_id))
-            target = g->last_message, found = true; /* the group's last message is its latest with its id */
-        else if (g->has_last_message) /* a group without a message yet has none with this id */
+        if (g->last_message && ts_str_eq(m->messages[g->last_message - 1].message_id, u->message_id))
+            target = g->last_message - 1, found = true; /* the group's last message is its latest with its id */
+        else if (g->last_message) /* a group without a message yet has none with this id */
             found = ts_strmap_get(&m->message_by_key, group + 1, u->message_id, &target);
-        found = found && !contradicts(&m->messages[target], u);
-    } else if (g->has_last_message) { /* M3 */
-        target = g->last_message;
-        found = !contradicts(&m->messages[target], u);
+        found = found && !contradicts(m, &m->messages[target], u);
+    } else if (g->last_message) { /* M3 */
+        target = g->last_message - 1;
+        found = !contradicts(m, &m->messages[target], u);
     }
     if (!found && !open_message(m, group, u, &target)) return false;
     TS_ASSERT(target < m->message_count && m->messages[target].group == group); /* M2, M3: within the group */
     g = &m->groups[group];
-    if (g->has_last_message && g->last_message != target && !index_message(m, g->last_message)) return false;
-    g->last_message = target;
-    g->has_last_message = true;
+    if (g->last_message && g->last_message - 1 != target && !index_message(m, g->last_message - 1)) return false;
+    g->last_message = target + 1;
     return join_message(m, target, u);
 }
 
@@ -377,8 +340,7 @@ static bool fold_metadata(ts_merger *m, const ts_update *u, ts_error *err) {
     return true;
 }
 
-/* I1.3: the derived id hashes every update written compactly, as long as none has a responseId. */
-static bool hash_update(ts_sha256 *sha, const ts_update *u) {
+bool ts_merger_hash_update(ts_sha256 *sha, const ts_update *u) {
     ts_arena scratch;
     ts_arena_init(&scratch);
     ts_buf buf;
@@ -405,218 +367,10 @@ bool ts_merger_add(ts_merger *m, const ts_update *u, ts_error *err) {
     if (!m->primary.ptr) {
         if (!m->hashing) ts_sha256_init(&m->derived);
         m->hashing = true;
-        if (!hash_update(&m->derived, u)) return out_of_memory(m, err);
+        if (!ts_merger_hash_update(&m->derived, u)) return out_of_memory(m, err);
     }
     m->count++;
     if (!assign_update(m, u)) return out_of_memory(m, err);
     if (!fold_metadata(m, u, err)) return m->failed ? false : out_of_memory(m, err);
     return true;
-}
-
-/* ---------------------------------------------------------------- the response ---------- */
-
-/* M6: an unkeyed message that received nothing but (at most) a role is left out. */
-static bool is_omitted(const message_state *msg) {
-    return msg->contents.count == 0 && !ts_str_nonempty(msg->message_id) && !msg->has_created_at &&
-           !ts_str_nonempty(msg->author_name) && !ts_str_nonempty(msg->agent_id) &&
-           !(msg->members && (msg->members->any_additional_properties || msg->members->extras.count));
-}
-
-static bool finish_message(ts_arena *arena, const message_state *msg, ts_message *out) {
-    memset(out, 0, sizeof *out);
-    out->role = ts_str_present(msg->role) ? msg->role : ts_str_from("assistant"); /* M5 */
-    out->author_name = msg->author_name;
-    out->message_id = msg->message_id;
-    out->agent_id = msg->agent_id;
-    out->created_at = msg->created_at;
-    out->has_created_at = msg->has_created_at;
-    out->created_at_instant = msg->created_at_instant;
-    out->contents = msg->contents.items;
-    out->content_count = msg->contents.count;
-    if (!out->contents && !(out->contents = ts_arena_alloc(arena, sizeof *out->contents))) return false;
-    out->additional_properties = ts_json_make_null();
-    out->extras = ts_json_make_null();
-    if (msg->members && msg->members->any_additional_properties) {
-        ts_json_builder b = msg->members->additional_properties;
-        if (!ts_json_builder_finish(&b, &out->additional_properties)) return false;
-    }
-    if (msg->members && msg->members->extras.count) {
-        ts_json_builder b = msg->members->extras;
-        if (!ts_json_builder_finish(&b, &out->extras)) return false;
-    }
-    return true;
-}
-
-static bool derived_id(ts_arena *arena, ts_sha256 *sha, ts_str *out) {
-    unsigned char digest[TS_SHA256_LEN];
-    if (!ts_sha256_final(sha, digest)) return false;
-    static const char hex[] = "0123456789abcdef";
-    char id[10 + 32 + 1] = "turnstile-";
-    for (int i = 0; i < 16; i++) {
-        id[10 + 2 * i] = hex[digest[i] >> 4];
-        id[11 + 2 * i] = hex[digest[i] & 15];
-    }
-    id[42] = '\0';
-    *out = ts_str_dup(arena, ts_str_from(id));
-    return out->ptr != NULL;
-}
-
-/* Orders the messages that will be written (M6) through the ordering seam: m->visible[k] is
- * the k-th written message's index in arrival order, m->order the seam's permutation of them.
- * Groups are created at their first update, so group index order is first-arrival order. */
-static bool order_messages(ts_merger *m, ts_error *err) {
-    size_t n = m->message_count ? m->message_count : 1, visible_count = 0;
-    m->visible = malloc(n * sizeof *m->visible);
-    m->ordered = malloc(n * sizeof *m->ordered);
-    ts_order_item *items = malloc(n * sizeof *items);
-    bool ordered = m->visible && m->ordered && items;
-    for (size_t i = 0; ordered && i < m->message_count; i++) {
-        const message_state *msg = &m->messages[i];
-        if (is_omitted(msg)) continue;
-        items[visible_count] = (ts_order_item){msg->group, msg->first_arrival, msg->has_created_at,
-                                               msg->created_at_instant, ts_str_nonempty(msg->message_id)};
-        m->visible[visible_count++] = i;
-    }
-    m->visible_count = visible_count;
-    ordered = ordered && m->order(items, visible_count, m->ordered, m->order_context);
-    /* A swapped-in order must be a permutation; `items` doubles as the seen-marker array. */
-    bool permutation = ordered;
-    for (size_t k = 0; permutation && k < visible_count; k++) {
-        permutation = m->ordered[k] < visible_count && items[m->ordered[k]].first_arrival != SIZE_MAX;
-        if (permutation) items[m->ordered[k]].first_arrival = SIZE_MAX;
-    }
-    free(items);
-    TS_ASSERT(!ordered || permutation || m->order != ts_merge_order_reference);
-    if (ordered && !permutation) {
-        ts_error_clear(err);
-        ts_error_set(err, "the ordering function did not return a permutation of the messages");
-        return false;
-    }
-    return ordered || out_of_memory(m, err);
-}
-
-/* The response's metadata (every field but the messages) and the messages' order. */
-static bool prepare_response(ts_merger *m, ts_response *out, ts_error *err) {
-    memset(out, 0, sizeof *out);
-    ts_usage_init(&out->usage, m->arena);
-    if (m->failed) {
-        ts_error_clear(err);
-        ts_error_set(err, "the merge already failed");
-        return false;
-    }
-    if (m->count == 0) {
-        ts_error_clear(err);
-        ts_error_set(err, "nothing to merge: the stream holds no update");
-        return false;
-    }
-    m->failed = true; /* a merger finishes once */
-    *out = m->out;
-    out->messages = NULL;
-    out->message_count = 0;
-    if (!m->primary.ptr) { /* I1.3 */
-        m->hashing = false;
-        if (!derived_id(m->arena, &m->derived, &m->primary)) return out_of_memory(m, err);
-    }
-    out->response_id = m->primary;
-    out->agent_id = ts_str_present(m->primary_agent) ? m->primary_agent : m->first_agent;
-    for (size_t i = 0; i < m->message_count; i++)
-        if (!ts_contents_close(m->arena, &m->messages[i].contents)) return out_of_memory(m, err);
-    return order_messages(m, err);
-}
-
-bool ts_merger_finish(ts_merger *m, ts_response *out, ts_error *err) {
-    if (!prepare_response(m, out, err)) return false;
-    out->messages = ts_arena_alloc(m->arena, (m->visible_count ? m->visible_count : 1) * sizeof *out->messages);
-    bool ok = out->messages != NULL;
-    for (size_t k = 0; ok && k < m->visible_count; k++)
-        ok = finish_message(m->arena, &m->messages[m->visible[m->ordered[k]]], &out->messages[out->message_count++]);
-    return ok || out_of_memory(m, err);
-}
-
-/* ts_codec_item_fn: the k-th message of the response, as JSON, in the merger's scratch arena. */
-static bool message_item(void *context, size_t k, ts_json *out) {
-    ts_merger *m = context;
-    /* Messages are written in response order, not arrival order: what the ones a few steps
-     * ahead point at is fetched in stages (state, then its contents and id, then the content's
-     * members) while this one is written. */
-    enum { STEP = 6 };
-    size_t n = m->visible_count;
-    if (k + 3 * STEP < n) __builtin_prefetch(&m->messages[m->visible[m->ordered[k + 3 * STEP]]]);
-    if (k + 2 * STEP < n) {
-        const message_state *ahead = &m->messages[m->visible[m->ordered[k + 2 * STEP]]];
-        __builtin_prefetch(ahead->contents.items);
-        __builtin_prefetch(ahead->message_id.ptr);
-    }
-    if (k + STEP < n) {
-        const message_state *ahead = &m->messages[m->visible[m->ordered[k + STEP]]];
-        if (ahead->contents.count && ahead->contents.items->kind == TS_JSON_OBJECT)
-            __builtin_prefetch(ahead->contents.items->u.o.members);
-    }
-    ts_arena_reset(&m->scratch);
-    ts_message message;
-    return finish_message(&m->scratch, &m->messages[m->visible[m->ordered[k]]], &message) &&
-           ts_message_to_json(&message, &m->scratch, out);
-}
-
-int ts_merger_finish_to_file(ts_merger *m, FILE *file, ts_write_style style, const char *end, ts_error *err) {
-    ts_response response;
-    if (!prepare_response(m, &response, err)) return -1;
-    ts_json json;
-    if (!ts_response_to_json(&response, m->arena, &json)) {
-        out_of_memory(m, err);
-        return -1;
-    }
-    json.u.o.count--; /* "messages", the last member, is written one message at a time */
-    if (!ts_codec_write_file_streaming(file, &json, "messages", m->visible_count, message_item, m, style, end)) {
-        ts_error_clear(err);
-        ts_error_set(err, "cannot write the response");
-        return 1;
-    }
-    return 0;
-}
-
-bool ts_merge_derived_response_id(ts_arena *arena, const ts_update *updates, size_t count, ts_str *out) {
-    ts_sha256 sha;
-    ts_sha256_init(&sha);
-    bool ok = true;
-    for (size_t i = 0; i < count && ok; i++) ok = hash_update(&sha, &updates[i]);
-    unsigned char ignored[TS_SHA256_LEN];
-    if (!ok) {
-        ts_sha256_final(&sha, ignored);
-        return false;
-    }
-    return derived_id(arena, &sha, out);
-}
-
-bool ts_merge(ts_arena *arena, const ts_update *updates, size_t count, const ts_merge_options *options,
-              ts_response *out, ts_error *err) {
-    memset(out, 0, sizeof *out);
-    ts_usage_init(&out->usage, arena);
-    if (count == 0) {
-        ts_error_clear(err);
-        ts_error_set(err, "nothing to merge: the stream holds no update");
-        return false;
-    }
-    /* I1 up front: the whole stream is at hand, so the primary id is found (or derived) before
-     * merging, and the merger never hashes updates it may not need to. */
-    ts_merge_options known = options ? *options : (ts_merge_options){.order = NULL};
-    for (size_t i = 0; i < count && !ts_str_nonempty(known.primary_response_id); i++)
-        if (ts_str_nonempty(updates[i].response_id)) known.primary_response_id = updates[i].response_id;
-    if (!ts_str_nonempty(known.primary_response_id) &&
-        !ts_merge_derived_response_id(arena, updates, count, &known.primary_response_id)) {
-        ts_error_clear(err);
-        ts_error_set(err, "out of memory");
-        return false;
-    }
-    ts_merger *m = ts_merger_new(arena, &known, false);
-    if (!m) {
-        ts_error_clear(err);
-        ts_error_set(err, "out of memory");
-        return false;
-    }
-    bool ok = true;
-    for (size_t i = 0; i < count && ok; i++) ok = ts_merger_add(m, &updates[i], err);
-    ok = ok && ts_merger_finish(m, out, err);
-    ts_merger_free(m);
-    return ok;
 }

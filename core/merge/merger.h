@@ -22,8 +22,8 @@
 typedef struct ts_order_item {
     size_t group;          /* response group, numbered 0.. in order of first arrival (I3, G1) */
     size_t first_arrival;  /* arrival index of the update that opened the message */
+    ts_instant created_at; /* the message's own createdAt (K1), when it has one */
     bool has_created_at;
-    ts_instant created_at; /* the message's own createdAt (K1) */
     bool keyed;            /* it has a messageId */
 } ts_order_item;
 

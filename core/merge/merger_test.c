@@ -14,6 +14,7 @@
 #include "core/json/codec.h"
 #include "core/merge/merger.h"
 #include "core/merge/model.h"
+#include "core/merge/reader.h"
 #include "core/testing/unit.h"
 
 static uint64_t rng_state;
@@ -252,6 +253,97 @@ static void test_contradicting_agent_splits_keyed_message(void) {
     ts_buf_free(&out);
 }
 
+
+/* The merger that keeps copies (what `turnstile merge` runs: updates read one at a time with
+ * borrowed strings, text contents kept compact, names shared, the response written message by
+ * message) writes byte for byte what ts_merge's response writes, on random streams drawing ids,
+ * roles (more than its recent-name cache holds), authors, createdAt and contents from small
+ * pools so that M2-M4, C2 runs and omitted messages all happen. */
+static void append_random_update(ts_buf *b) {
+    static const char *const responses[] = {NULL, "r1", "r2", "r3"};
+    static const char *const messages[] = {NULL, "m1", "m2", "m3", "m4"};
+    static const char *const roles[] = {NULL, "user", "assistant", "tool", "system", "developer", "USER"};
+    static const char *const authors[] = {NULL, "a1", "a2", "a3", "a4", "a5", "a6"};
+    static const char *const contents[] = {
+        "{\"$type\":\"text\",\"text\":\"he\\u00e9llo \"}", "{\"text\":\"tail\",\"$type\":\"text\"}",
+        "{\"$type\":\"text\",\"text\":\"x\",\"annotations\":[]}", "{\"$type\":\"text\",\"text\":\"y\",\"annotations\":[{}]}",
+        "{\"$type\":\"reasoning\",\"text\":\"think\"}", "{\"$type\":\"reasoning\",\"text\":\"!\",\"protectedData\":\"p\"}",
+        "{\"$type\":\"functionCall\",\"callId\":\"c1\",\"name\":\"f\",\"arguments\":{\"a\":1}}",
+        "{\"$type\":\"usage\",\"details\":{\"inputTokenCount\":3}}", "{\"$type\":\"text\"}", "{\"$type\":\"image\",\"uri\":\"u\"}",
+    };
+    const char *sep = "";
+    ts_buf_append_char(b, '{');
+#define FIELD(name, pool)                                                                                   \
+    do {                                                                                                    \
+        const char *v = pool[rnd(sizeof pool / sizeof pool[0])];                                           \
+        if (v) {                                                                                            \
+            ts_buf_appendf(b, "%s\"%s\":\"%s\"", sep, name, v);                                              \
+            sep = ",";                                                                                      \
+        }                                                                                                   \
+    } while (0)
+    FIELD("responseId", responses);
+    FIELD("messageId", messages);
+    FIELD("role", roles);
+    FIELD("authorName", authors);
+    FIELD("agentId", authors);
+#undef FIELD
+    if (rnd(3) == 0) {
+        ts_buf_appendf(b, "%s\"createdAt\":\"2026-05-13T10:00:%02u.%u+00:00\"", sep, rnd(60), rnd(10));
+        sep = ",";
+    }
+    if (rnd(5) == 0) {
+        ts_buf_appendf(b, "%s\"extra%u\":%u", sep, rnd(3), rnd(9));
+        sep = ",";
+    }
+    ts_buf_appendf(b, "%s\"contents\":[", sep);
+    for (uint32_t c = 0, n = rnd(4); c < n; c++)
+        ts_buf_appendf(b, "%s%s", c ? "," : "", contents[rnd(sizeof contents / sizeof contents[0])]);
+    ts_buf_append_str(b, "]}\n");
+}
+
+static void test_copying_merger_writes_what_ts_merge_writes(void) {
+    rng_state = 0x5eed0026ULL;
+    for (int round = 0; round < 300; round++) {
+        ts_buf text, expected;
+        ts_buf_init(&text);
+        ts_buf_init(&expected);
+        for (uint32_t i = 0, n = 1 + rnd(60); i < n; i++) append_random_update(&text);
+        ts_arena arena;
+        ts_arena_init(&arena);
+        ts_stream stream;
+        ts_response response;
+        ts_json json;
+        ts_error err;
+        CHECK(ts_stream_read(&arena, text.data, text.len, &stream, &err));
+        CHECK(ts_merge(&arena, stream.updates, stream.count, NULL, &response, &err));
+        CHECK(ts_response_to_json(&response, &arena, &json) && ts_codec_write(&expected, &json, TS_WRITE_COMPACT));
+        ts_buf_append_char(&expected, '\n');
+
+        ts_arena kept;
+        ts_arena_init(&kept);
+        ts_merger *merger = ts_merger_new(&kept, NULL, true);
+        ts_update_reader *reader = ts_update_reader_open_memory(text.data, text.len);
+        ts_update update;
+        while (ts_update_reader_next(reader, NULL, &update, &err) == 1) CHECK(ts_merger_add(merger, &update, &err));
+        ts_update_reader_close(reader);
+        char *written = NULL;
+        size_t written_len = 0;
+        FILE *out = open_memstream(&written, &written_len);
+        CHECK(out && ts_merger_finish_to_file(merger, out, TS_WRITE_COMPACT, "\n", &err) == 0);
+        if (out) fclose(out);
+        bool same = written && written_len == expected.len && memcmp(written, expected.data, expected.len) == 0;
+        CHECK(same);
+        if (!same) fprintf(stderr, "  round %d:\n%s  expected %s  written  %s", round, text.data, expected.data, written);
+        free(written);
+        ts_merger_free(merger);
+        ts_arena_free(&kept);
+        ts_arena_free(&arena);
+        ts_buf_free(&text);
+        ts_buf_free(&expected);
+        if (!same) break;
+    }
+}
+
 int main(void) {
     TS_RUN(test_order_properties_on_random_streams);
     TS_RUN(test_primary_response_id_option);
@@ -259,5 +351,6 @@ int main(void) {
     TS_RUN(test_usage_overflow_names_the_update);
     TS_RUN(test_empty_update_list_is_an_error);
     TS_RUN(test_contradicting_agent_splits_keyed_message);
+    TS_RUN(test_copying_merger_writes_what_ts_merge_writes);
     return ts_unit_finish();
 }

@@ -6,6 +6,7 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/json/assert.h"
 #include "core/merge/merger.h"
@@ -25,8 +26,8 @@ static int compare_timed(const void *pa, const void *pb) {
 
 typedef struct scratch {
     timed *stamped;
-    size_t *rank;   /* by position in members[] */
-    long *anchor;   /* by position in members[] */
+    long *place;    /* by position in members[]: a timestamped item's rank, an untimestamped
+                     * one's anchor (each item is one or the other, so they share the array) */
 } scratch;
 
 /* Orders one group: members[0..n) are item indices in first-arrival order; writes them in
@@ -46,21 +47,20 @@ static void order_one_group(const ts_order_item *items, const size_t *members, s
         stamped_count++;
     }
     if (stamped_count > 1) qsort(s->stamped, stamped_count, sizeof *s->stamped, compare_timed);
-    for (size_t r = 0; r < stamped_count; r++) s->rank[s->stamped[r].member] = r;
+    for (size_t r = 0; r < stamped_count; r++) s->place[s->stamped[r].member] = (long)r;
 
     long current = -1;
     for (size_t i = 0; i < n; i++) {
         if (items[members[i]].has_created_at) continue;
-        if (i > 0 && items[members[i - 1]].has_created_at && (long)s->rank[i - 1] > current)
-            current = (long)s->rank[i - 1];
-        s->anchor[i] = current;
+        if (i > 0 && items[members[i - 1]].has_created_at && s->place[i - 1] > current) current = s->place[i - 1];
+        s->place[i] = current;
     }
     size_t written = 0, next_untimed = 0;
     for (long r = -1; r < (long)stamped_count; r++) {
         if (r >= 0) out[written++] = members[s->stamped[r].member];
         for (; next_untimed < n; next_untimed++) {
             if (items[members[next_untimed]].has_created_at) continue;
-            if (s->anchor[next_untimed] != r) break;
+            if (s->place[next_untimed] != r) break;
             out[written++] = members[next_untimed];
         }
     }
@@ -89,14 +89,10 @@ static size_t group_items(const ts_order_item *items, size_t count, size_t *memb
         if (!starts) return SIZE_MAX;
         for (size_t i = 0; i < count; i++) starts[items[i].group + 1]++;
         for (size_t g = 0; g < groups; g++) starts[g + 1] += starts[g];
-        size_t *fill = malloc((groups ? groups : 1) * sizeof *fill);
-        if (!fill) {
-            free(starts);
-            return SIZE_MAX;
-        }
-        for (size_t g = 0; g < groups; g++) fill[g] = starts[g];
-        for (size_t i = 0; i < count; i++) members[fill[items[i].group]++] = i;
-        free(fill);
+        /* starts[g] serves as group g's fill position, then is moved back to where g starts. */
+        for (size_t i = 0; i < count; i++) members[starts[items[i].group]++] = i;
+        for (size_t g = groups; g > 0; g--) starts[g] = starts[g - 1];
+        starts[0] = 0;
         *starts_out = starts;
         return groups;
     }
@@ -168,20 +164,27 @@ static bool is_spec_order(const ts_order_item *items, size_t count, const size_t
 }
 #endif
 
+/* The items are grouped straight into order[] (I3: each group contiguous, in first-arrival
+ * order), which is already each group's order when none of its items has a createdAt; a group
+ * with one is copied out and ordered back. The scratch is touched only for such groups. */
 bool ts_merge_order_reference(const ts_order_item *items, size_t count, size_t *order, void *context) {
     (void)context;
     size_t n = count ? count : 1;
     size_t *members = malloc(n * sizeof *members), *starts = NULL;
-    scratch s = {malloc(n * sizeof *s.stamped), malloc(n * sizeof *s.rank), malloc(n * sizeof *s.anchor)};
-    size_t groups = members && s.stamped && s.rank && s.anchor ? group_items(items, count, members, &starts) : SIZE_MAX;
-    if (groups != SIZE_MAX) /* I3: each group contiguous, in first-arrival order */
-        for (size_t g = 0; g < groups; g++)
-            order_one_group(items, members + starts[g], starts[g + 1] - starts[g], &s, order + starts[g]);
+    scratch s = {malloc(n * sizeof *s.stamped), malloc(n * sizeof *s.place)};
+    size_t groups = members && s.stamped && s.place ? group_items(items, count, order, &starts) : SIZE_MAX;
+    for (size_t g = 0; groups != SIZE_MAX && g < groups; g++) {
+        size_t *slice = order + starts[g], len = starts[g + 1] - starts[g];
+        bool stamped = false;
+        for (size_t i = 0; i < len && !stamped; i++) stamped = items[slice[i]].has_created_at;
+        if (!stamped) continue;
+        memcpy(members, slice, len * sizeof *slice);
+        order_one_group(items, members, len, &s, slice);
+    }
     free(members);
     free(starts);
     free(s.stamped);
-    free(s.rank);
-    free(s.anchor);
+    free(s.place);
     TS_ASSERT(groups == SIZE_MAX || is_spec_order(items, count, order));
     return groups != SIZE_MAX;
 }

@@ -30,7 +30,8 @@ void ts_update_reader_close(ts_update_reader *reader); /* accepts NULL */
 
 /* 1 and the next update (index = its arrival position), 0 at the end, -1 on an error (err:
  * line, column, field path). The update lives in `arena`, or, when arena is NULL, in the
- * reader's own memory until the next call. */
+ * reader's own memory until the next call (its strings are then not NUL-terminated: read
+ * them by their length). */
 int ts_update_reader_next(ts_update_reader *reader, ts_arena *arena, ts_update *out, ts_error *err);
 
 /* Points err (line, column) at `path` ("" for the update itself, "contents[1]") inside the

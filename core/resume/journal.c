@@ -223,6 +223,10 @@ bool ts_journal_add_task(ts_journal *journal, ts_arena *arena, const ts_task *ta
 bool ts_journal_add_signal(ts_journal *journal, ts_arena *arena, const ts_json *signal) {
     return append_signal(journal, arena, signal, true);
 }
+size_t ts_journal_distinct_entry_ids(const ts_journal *journal) {
+    return journal->entry_index.count + journal->entry_index.other.count;
+}
+
 bool ts_journal_adopt_entry(ts_journal *journal, ts_arena *arena, const ts_entry *entry) {
     return append_entry(journal, arena, entry, false);
 }

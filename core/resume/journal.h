@@ -147,6 +147,9 @@ bool ts_journal_copy(const ts_journal *src, ts_arena *arena, ts_journal *dst);
 
 /* Lookups through the indexes: a pointer into the journal, or NULL. */
 const ts_entry *ts_journal_find_entry(const ts_journal *journal, const char *id);
+/* How many distinct ids the entries have (counted as they were added; fewer than entry_count
+ * when one appears twice). */
+size_t ts_journal_distinct_entry_ids(const ts_journal *journal);
 ts_task *ts_journal_find_task(const ts_journal *journal, const char *id);
 
 /* The visible transcript: the path from the root to leaf_id, root first, as pointers into

@@ -224,8 +224,10 @@ static bool bring_schema_up_to_date(sqlite_store *s, ts_error *err) {
     return ok;
 }
 
+/* SQLITE_OPEN_NOMUTEX: a store is used by one thread at a time (store_sqlite.h), which is what
+ * SQLite's multi-thread mode asks, so no call pays for a mutex (a load makes millions). */
 static bool connect_db(sqlite_store *s, const char *filename, int flags, const ts_sqlite_options *o, ts_error *err) {
-    int rc = sqlite3_open_v2(filename, &s->db, flags, o->vfs);
+    int rc = sqlite3_open_v2(filename, &s->db, flags | SQLITE_OPEN_NOMUTEX, o->vfs);
     if (rc != SQLITE_OK) {
         ts_error_set(err, "%s: %s (SQLite error %d)", s->open_op, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc),
                      rc);

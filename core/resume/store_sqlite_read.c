@@ -253,6 +253,19 @@ static bool read_row_tail(sqlite_store *s, sqlite3_stmt *st, log_state *state, t
     return true;
 }
 
+/* "<prefix><row>" into what[size] without printf (a load names every row it reads, in case it
+ * must refuse one). */
+static void row_name(char *what, size_t size, const char *prefix, long long row) {
+    char digits[24];
+    size_t n = 0, at = 0;
+    unsigned long long v = row < 0 ? 0ULL - (unsigned long long)row : (unsigned long long)row;
+    do digits[n++] = (char)('0' + v % 10); while ((v /= 10) && n < sizeof digits);
+    while (*prefix && at + 2 < size) what[at++] = *prefix++;
+    if (row < 0 && at + 2 < size) what[at++] = '-';
+    while (n && at + 1 < size) what[at++] = digits[--n];
+    what[at] = '\0';
+}
+
 static bool read_log(sqlite_store *s, ts_arena *arena, ts_journal *out, ts_error *err) {
     static const int entry_columns[5] = {COL_ID, COL_PARENT, COL_NAME, COL_BODY, COL_TIMESTAMP};
     static const int task_columns[5] = {COL_ID, COL_KEY, COL_NAME, COL_BODY, COL_PARENT};
@@ -262,7 +275,7 @@ static bool read_log(sqlite_store *s, ts_arena *arena, ts_journal *out, ts_error
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t row = sqlite3_column_int64(st, 0);
         char what[48];
-        snprintf(what, sizeof what, "log row %lld", (long long)row);
+        row_name(what, sizeof what, "log row ", (long long)row);
         ts_str kind;
         if (!column_text(s, st, COL_KIND, NULL, &kind, what, err)) goto fail;
         bool ok;

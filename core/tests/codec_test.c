@@ -701,6 +701,27 @@ static bool equal_texts(const char *a, const char *b) {
     return ab;
 }
 
+/* Every wire-format name is found in its slot of the key table, by its bytes and with its id,
+ * no two names share a slot, and a name one byte longer or shorter is not taken for it. */
+static void common_key_table(void) {
+    int filled = 0;
+    for (int slot = 0; slot < TS_KEY_HASH_SLOTS; slot++) filled += ts_json_keys_by_hash[slot] != 0;
+    CHECK(filled == TS_KEY_COUNT);
+    for (int k = 0; k < TS_KEY_COUNT; k++) {
+        const char *name = ts_json_common_keys[k];
+        size_t len = strlen(name);
+        char copy[TS_KEY_ROW + 1];
+        memcpy(copy, name, len + 1);
+        CHECK(ts_json_common_key(copy, len) == name);
+        CHECK(ts_json_key_id((ts_str){copy, len}) == (ts_key_id)k);
+        CHECK(ts_json_common_key(copy, len - 1) == NULL);
+        copy[len] = 'x';
+        CHECK(ts_json_common_key(copy, len + 1) == NULL);
+    }
+    CHECK(ts_json_common_key("", 0) == NULL);
+    CHECK(ts_json_common_key("textual", 7) == NULL);
+}
+
 static void json_equality(void) {
     CHECK(equal_texts("{\"a\":1,\"b\":2}", "{\"b\":2,\"a\":1}"));
     CHECK(equal_texts("{\"a\":{\"x\":[1,2],\"y\":null},\"b\":2}", "{\"b\":2.0,\"a\":{\"y\":null,\"x\":[1.0,2]}}"));
@@ -765,6 +786,7 @@ int main(void) {
     TS_RUN(numbers);
     TS_RUN(compact_and_pretty_layout);
     TS_RUN(round_trips);
+    TS_RUN(common_key_table);
     TS_RUN(json_equality);
     TS_RUN(error_column_points_at_the_offending_byte);
     return ts_unit_finish();

@@ -1,4 +1,7 @@
-/* numfmt_test.c — ts_format_double: RFC 8785 / ECMAScript Number::toString forms, shortest round trip. */
+/* numfmt_test.c — ts_format_double: RFC 8785 / ECMAScript Number::toString forms, shortest round trip.
+ *
+ * The random sweeps check a tenth of their doubles here (a unit test on a loaded machine); built
+ * with TS_LONG_SWEEPS (//core/tests:numfmt_long_test, run by //ci:long_tests) they check all. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -7,6 +10,12 @@
 
 #include "core/json/numfmt.h"
 #include "core/testing/unit.h"
+
+#ifdef TS_LONG_SWEEPS
+#define SWEEP(n) (n)
+#else
+#define SWEEP(n) ((n) / 10)
+#endif
 
 static double from_bits(uint64_t bits) {
     double d;
@@ -309,11 +318,11 @@ static void oracle_self_check(void) {
     }
 }
 
-/* ~200000 doubles from raw random bit patterns (every exponent equally likely). */
+/* 200000 doubles from raw random bit patterns (every exponent equally likely; a tenth unless long). */
 static void random_bit_patterns_round_trip(void) {
     uint64_t state = 0x9E3779B97F4A7C15ULL;
     int tested = 0, failures = 0;
-    while (tested < 200000) {
+    while (tested < SWEEP(200000)) {
         double d = from_bits(xorshift64(&state));
         if (isnan(d) || isinf(d)) continue;
         tested++;
@@ -326,7 +335,7 @@ static void random_bit_patterns_round_trip(void) {
 static void random_everyday_magnitudes(void) {
     uint64_t state = 0x2545F4914F6CDD1DULL;
     int failures = 0;
-    for (int i = 0; i < 60000 && failures <= 20; i++) {
+    for (int i = 0; i < SWEEP(60000) && failures <= 20; i++) {
         uint64_t r = xorshift64(&state);
         int exp2 = (int)(r >> 56) % 110 - 30; /* 2^-30 .. 2^79 */
         double mantissa = (double)(r & ((1ULL << 52) - 1)) / (double)(1ULL << 52) + 1.0;
@@ -337,7 +346,7 @@ static void random_everyday_magnitudes(void) {
     for (int p = 0; p <= 9 && failures <= 20; p++)
         for (int j = -1000; j <= 1000; j += 7) failures += check_properties(j / pow(10, p), "decimal");
     /* integers that are exact doubles, up to 2^53 and just past 1e21 */
-    for (int i = 0; i < 20000 && failures <= 20; i++) {
+    for (int i = 0; i < SWEEP(20000) && failures <= 20; i++) {
         uint64_t r = xorshift64(&state);
         failures += check_properties((double)(r >> 11), "integer");
         failures += check_properties((double)(r >> (i % 64)), "integer");
@@ -368,9 +377,9 @@ static void powers_of_ten(void) {
 /* Subnormals and the smallest normals, where the interval around a double is widest. */
 static void subnormals(void) {
     int failures = 0;
-    for (uint64_t m = 1; m < 5000; m++) failures += check_properties(from_bits(m), "subnormal");
+    for (uint64_t m = 1; m < SWEEP(5000); m++) failures += check_properties(from_bits(m), "subnormal");
     uint64_t state = 0xD1B54A32D192ED03ULL;
-    for (int i = 0; i < 5000; i++)
+    for (int i = 0; i < SWEEP(5000); i++)
         failures += check_properties(from_bits(xorshift64(&state) & 0x000FFFFFFFFFFFFFULL), "subnormal");
     for (uint64_t m = 0x0010000000000000ULL - 100; m < 0x0010000000000000ULL + 100; m++)
         failures += check_properties(from_bits(m), "normal boundary");

@@ -20,6 +20,13 @@
  * retry on the store that saw the failure instead, which must still be usable. A failing run is
  * named <loop>.<N> (e.g. io.persistent.17); STORE_TEST_ONLY=io.persistent.17 runs just that one.
  * Under --config=asan every path is leak-checked.
+ *
+ * The alloc.* loops fail each of ~1800 allocations in turn: minutes under ASan on a loaded
+ * machine, nearly all of them spent in opening and loading the store. Here they take every
+ * allocation of the six writes (where atomicity is at stake), those next to each phase's start
+ * and end, and every ALLOC_STRIDE-th of the rest; built with TS_LONG_SWEEPS
+ * (//core/tests:store_long_test, run by //ci:long_tests) they take every one, and
+ * STORE_TEST_ONLY can name any of them there. The io.* and crash loops always take every point.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -834,6 +841,12 @@ static void sequence_matches_memory_store(void) {
 
 typedef enum fault_source { FAULT_IO, FAULT_ALLOC, FAULT_CRASH } fault_source;
 
+#ifdef TS_LONG_SWEEPS
+enum { ALLOC_STRIDE = 1 };
+#else
+enum { ALLOC_STRIDE = 13 };
+#endif
+
 typedef struct fault_loop {
     const char *name;        /* io.transient, alloc.persistent, crash, ... */
     fault_source source;
@@ -963,10 +976,54 @@ static double seconds_now(void) {
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* The allocation count at the end of each phase of a run without faults: [0] the open, [k] write
+ * k, [SEQUENCE_WRITES + 1] the load, [SEQUENCE_WRITES + 2] the close. False when it cannot run. */
+enum { ALLOC_PHASES = SEQUENCE_WRITES + 3 };
+static bool alloc_phase_ends(uint64_t ends[ALLOC_PHASES]) {
+    char path[600];
+    db_path("calibrate", path, sizeof path);
+    remove_db(path);
+    ts_fault_alloc_fail_at(&fault_alloc, 0, false); /* counts, fails nothing */
+    ts_error err;
+    ts_error_clear(&err);
+    ts_sqlite_options options = {.synchronous = TS_SQLITE_SYNC_NORMAL, .vfs = NULL};
+    ts_store *store = ts_sqlite_store_open(path, &options, &err);
+    bool ok = store != NULL;
+    ends[0] = fault_alloc.calls;
+    for (int k = 1; ok && k <= SEQUENCE_WRITES; k++) {
+        ok = sequence_write(store, k, &err);
+        ends[k] = fault_alloc.calls;
+    }
+    char *text = ok ? journal_text(store, &err) : NULL;
+    ok = ok && text;
+    free(text);
+    ends[SEQUENCE_WRITES + 1] = fault_alloc.calls;
+    ts_store_close(store);
+    ends[SEQUENCE_WRITES + 2] = fault_alloc.calls;
+    remove_db(path);
+    if (!ok) failf("calibrating the allocation loops: %s", err.message);
+    return ok;
+}
+
+/* Whether allocation fault n is tried (always with TS_LONG_SWEEPS): see the header. */
+static bool alloc_point_selected(uint64_t n, const uint64_t ends[ALLOC_PHASES]) {
+    if (ALLOC_STRIDE == 1 || n % ALLOC_STRIDE == 1) return true;
+    if (n > ends[0] && n <= ends[SEQUENCE_WRITES]) return true; /* in a write */
+    if (n + 3 > ends[ALLOC_PHASES - 1]) return true;           /* the last ones, and past the end */
+    for (int i = 0; i < ALLOC_PHASES; i++)
+        if (n + 2 >= ends[i] && n <= ends[i] + 3) return true; /* next to a phase's end or start */
+    return false;
+}
+
 static void run_fault_loop(fault_loop *loop) {
     double start = seconds_now();
+    uint64_t ends[ALLOC_PHASES] = {0};
+    if (loop->source == FAULT_ALLOC && !alloc_phase_ends(ends)) return;
     uint64_t n = 1;
-    while (fault_run(loop, n) && n < 1000000) n++;
+    for (;; n++) {
+        if (loop->source == FAULT_ALLOC && !alloc_point_selected(n, ends)) continue;
+        if (!fault_run(loop, n) || n >= 1000000) break;
+    }
     printf("fault loop %-26s %5" PRIu64 " fault points, %5" PRIu64 " failed a call (", loop->name, loop->points,
            loop->failed_calls);
     if (loop->retry_same_store)

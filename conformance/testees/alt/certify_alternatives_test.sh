@@ -21,7 +21,7 @@ certify() { # NAME COMMAND...
     shift
     "$TURNSTILE" certify --report-json "$TMP/$name.json" -- "$@" >"$TMP/$name.out" 2>&1
     local status=$?
-    python3 - "$TMP/$name.json" "$status" <<'PY'
+    if python3 - "$TMP/$name.json" "$status" <<'PY'
 import json, sys
 report = json.load(open(sys.argv[1]))
 s = report["summary"]
@@ -32,7 +32,7 @@ assert s["passed"] >= 150, "fewer than 150 cases judged"
 assert not bad, "not passed: " + ", ".join(bad)
 assert sys.argv[2] == "0", "certify exited " + sys.argv[2]
 PY
-    if [ $? -eq 0 ]; then
+    then
         echo "PASS $name"
     else
         echo "FAIL $name"
