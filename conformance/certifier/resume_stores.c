@@ -35,7 +35,14 @@ bool ts_resume_stores_remove(ts_resume_stores *s, ts_testee *testee, bool used, 
 
 void ts_resume_stores_blame(ts_case_result *r, const char *left) {
     if (!left || !*left) return;
-    if (r->verdict == TS_VERDICT_ERROR) { /* after the error that ended the case, as far as it fits */
+    const char *dir = strstr(left, "left in ");
+    if (r->verdict == TS_VERDICT_ERROR && strcmp(r->outcome, "store-limit") == 0 && dir) {
+        /* another player's stores (--jobs): their directory, the reason said once already */
+        size_t used = strlen(r->detail), room = sizeof r->detail - used;
+        const char *end = strstr(dir, ": ");
+        int len = end ? (int)(end - dir - 8) : (int)strlen(dir + 8);
+        if (room > 12) snprintf(r->detail + used, room, "; also left in %.*s", len, dir + 8);
+    } else if (r->verdict == TS_VERDICT_ERROR) { /* after the error that ended the case, as far as it fits */
         size_t used = strlen(r->detail);
         size_t room = sizeof r->detail - used;
         if (room > 3) snprintf(r->detail + used, room, "; %.*s", (int)(room - 3), left);

@@ -33,7 +33,8 @@ bool ts_resume_stores_make(ts_resume_stores *s);
 bool ts_resume_stores_remove(ts_resume_stores *s, ts_testee *testee, bool used, char *left, size_t left_size);
 
 /* A removal stopped by a bound (left: as above): r becomes the case's error "store-limit", or,
- * when r is an error already, its detail says so as far as it fits. */
+ * when r is an error already, its detail says so as far as it fits (a second store-limit: only
+ * the directory, "also left in DIR": with --jobs each worker that played the case has its own). */
 void ts_resume_stores_blame(ts_case_result *r, const char *left);
 
 #endif

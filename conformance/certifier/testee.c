@@ -38,7 +38,7 @@ const char *ts_call_status_name(ts_call_status status) {
     return "unknown";
 }
 
-static void no_child(ts_child *c) {
+void ts_testee_no_child(ts_child *c) {
     memset(c, 0, sizeof *c);
     c->pid = c->supervisor = -1;
     c->in = c->out = c->err = c->status = c->control = c->fork = -1;
@@ -48,9 +48,9 @@ static void no_child(ts_child *c) {
 static ts_testee *new_testee(void) {
     ts_testee *t = calloc(1, sizeof *t);
     if (!t) return NULL;
-    no_child(&t->child);
-    no_child(&t->server);
-    no_child(&t->spare);
+    ts_testee_no_child(&t->child);
+    ts_testee_no_child(&t->server);
+    ts_testee_no_child(&t->spare);
     t->trace_fd = -1;
     t->timeout_scale = 1;
     return t;
@@ -107,241 +107,6 @@ void ts_testee_drain_stderr(ts_testee *t) {
             break;
         }
     }
-}
-
-/* ---- ids: which request a line answers ---- */
-
-/* The "id" string of a JSON object line into out (""), without parsing it when it starts
- * {"id":"…" as most testees write it. False when the line has no string id that fits. */
-static bool line_id(const char *line, size_t len, char out[ID_MAX]) {
-    out[0] = '\0';
-    size_t i = 0;
-#define SKIP_SPACE() while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r' || line[i] == '\n')) i++
-    SKIP_SPACE();
-    if (i < len && line[i] == '{') {
-        i++;
-        SKIP_SPACE();
-        if (len - i > 4 && memcmp(line + i, "\"id\"", 4) == 0) {
-            i += 4;
-            SKIP_SPACE();
-            if (i < len && line[i] == ':') {
-                i++;
-                SKIP_SPACE();
-                if (i < len && line[i] == '"') {
-                    size_t start = ++i;
-                    while (i < len && line[i] != '"' && line[i] != '\\' && line[i] != '\0') i++;
-                    if (i < len && line[i] == '"') {
-                        if (i - start >= ID_MAX) return false;
-                        memcpy(out, line + start, i - start);
-                        out[i - start] = '\0';
-                        return true;
-                    }
-                }
-            }
-        }
-    }
-#undef SKIP_SPACE
-    ts_arena arena; /* any other shape: the codec decides */
-    ts_arena_init(&arena);
-    ts_json value;
-    ts_error err;
-    bool found = false;
-    if (ts_codec_parse(&arena, line, len, &value, &err)) {
-        ts_str id = ts_json_string(ts_json_get(&value, "id"));
-        if (id.ptr && id.len < ID_MAX && !memchr(id.ptr, '\0', id.len)) {
-            memcpy(out, id.ptr, id.len);
-            out[id.len] = '\0';
-            found = true;
-        }
-    }
-    ts_arena_free(&arena);
-    return found;
-}
-
-static bool was_sent(const ts_testee *t, const char *id) {
-    for (size_t i = 0; i < t->sent_count; i++)
-        if (strcmp(t->sent[i], id) == 0) return true;
-    return false;
-}
-
-static void remember_sent(ts_testee *t, const char *id) {
-    if (!id[0] || was_sent(t, id)) return;
-    if (t->sent_count == t->sent_cap) {
-        size_t cap = t->sent_cap ? t->sent_cap * 2 : 64;
-        char **grown = realloc(t->sent, cap * sizeof *grown);
-        if (!grown) return;
-        t->sent = grown;
-        t->sent_cap = cap;
-    }
-    if ((t->sent[t->sent_count] = strdup(id))) t->sent_count++;
-}
-
-/* A line that is not the answer to the request in flight: counted for the request whose id
- * it carries, or (no id of an earlier request) for the request answered last. */
-static void count_extra_line(ts_testee *t, const char *line, size_t len) {
-    bool blank = true;
-    for (size_t i = 0; i < len && blank; i++) blank = line[i] == ' ' || line[i] == '\t' || line[i] == '\r';
-    if (blank) return;
-    char id[ID_MAX];
-    const char *owner = line_id(line, len, id) && was_sent(t, id) ? id : t->last_answered;
-    if (!owner[0]) return;
-    for (size_t i = 0; i < t->extra_len; i++) {
-        if (strcmp(t->extras[i].id, owner) == 0) {
-            t->extras[i].count++;
-            return;
-        }
-    }
-    extra_count *grown = realloc(t->extras, (t->extra_len + 1) * sizeof *grown);
-    if (!grown) return;
-    t->extras = grown;
-    if ((t->extras[t->extra_len].id = strdup(owner))) t->extras[t->extra_len++].count = 1;
-}
-
-bool ts_testee_extra_at(const ts_testee *t, size_t i, const char **id, int *count) {
-    if (i >= t->extra_len) return false;
-    *id = t->extras[i].id;
-    *count = t->extras[i].count;
-    return true;
-}
-
-int ts_testee_extra_answers(const ts_testee *t, const char *id) {
-    for (size_t i = 0; i < t->extra_len; i++)
-        if (strcmp(t->extras[i].id, id) == 0) return t->extras[i].count;
-    return 0;
-}
-
-/* ---- the child's lifetime ---- */
-
-/* A new process of the command into c, observed as configured (hold: started ahead of need). */
-static bool start_process(ts_testee *t, ts_child *c, bool hold, char *why, size_t why_size) {
-    ts_child_trace trace = {t->observe_root, t->trace_fd, hold};
-    bool ok = t->observe_root ? ts_child_start_traced(c, t->argv, &trace, why, why_size)
-                              : ts_child_start(c, t->argv, why, why_size);
-    t->execs += ok;
-    return ok;
-}
-
-/* An instance from the fork server (started first when it is not running). */
-static bool start_instance(ts_testee *t, char *why, size_t why_size) {
-    if (t->server.pid < 0 || ts_child_check_ended(&t->server)) {
-        ts_child_finish(&t->server);
-        ts_child_trace trace = {t->observe_root, t->trace_fd, false};
-        if (!ts_child_start_server(&t->server, t->argv, t->observe_root ? &trace : NULL, why, why_size)) return false;
-        t->execs++;
-    }
-    double timeout = t->options.start_timeout_seconds, left = t->deadline - ts_testee_now_seconds();
-    if (t->deadline > 0 && left < timeout) timeout = left > 0 ? left : 0; /* the case's deadline bounds it too */
-    if (!ts_child_fork(&t->server, &t->child, timeout, why, why_size)) return false;
-    t->forked++;
-    return true;
-}
-
-/* The warm start the mode gives, into t->child; false when there is none (then a cold start). */
-static bool start_warm(ts_testee *t) {
-    if (t->warm == TS_WARM_FORK) {
-        char why[300];
-        if (start_instance(t, why, sizeof why)) return true;
-        if (ts_child_interrupted()) return false;
-        fprintf(stderr, "turnstile certify: the testee's fork server failed (%s); cold starts from now on\n", why);
-        ts_child_finish(&t->server);
-        t->warm = TS_WARM_OFF;
-        return false;
-    }
-    if (t->warm != TS_WARM_POOL || t->spare.pid < 0) return false;
-    if (ts_child_check_ended(&t->spare)) { /* it ended before it was needed: a cold start says how */
-        ts_child_finish(&t->spare);
-        return false;
-    }
-    t->child = t->spare;
-    no_child(&t->spare);
-    t->pooled++;
-    return true;
-}
-
-static bool start(ts_testee *t, char *why, size_t why_size) {
-    bool pooled = t->warm == TS_WARM_POOL && t->spare.pid > 0;
-    if (!start_warm(t)) {
-        pooled = false;
-        if (!start_process(t, &t->child, false, why, why_size)) return false;
-    }
-    if (t->warm == TS_WARM_POOL && t->spare.pid < 0) { /* the next start's, loading while this one works */
-        char ignored[300];
-        start_process(t, &t->spare, true, ignored, sizeof ignored);
-    }
-    t->running = t->started_once = true;
-    t->stdout_eof = false;
-    t->answers_this_start = 0;
-    t->pending_len = 0;
-    t->stdout_read = 0;
-    t->read_first = false;
-    t->armed_this_start = t->arm_pending && ts_child_arm(&t->child, t->arm_subroot, t->arm_count, t->arm_after);
-    if (pooled && !t->armed_this_start && t->observe_root) ts_child_arm(&t->child, "", 0, false); /* its records, from now */
-    t->arm_pending = false;
-    return true;
-}
-
-/* Stops the fork server and the pooled process, clearing their trees. */
-static void stop_warm(ts_testee *t) {
-    if (t->server.supervisor > 0) ts_child_finish(&t->server);
-    if (t->spare.supervisor > 0) ts_child_finish(&t->spare);
-}
-
-void ts_testee_set_warm(ts_testee *t, ts_testee_warm warm) {
-    if (t->in_process || t->warm == warm) return;
-    if (t->running) ts_testee_kill(t); /* started otherwise */
-    stop_warm(t);
-    t->warm = warm;
-}
-
-ts_testee_warm ts_testee_warm_mode(const ts_testee *t) { return t->warm; }
-
-void ts_testee_scale_timeout(ts_testee *t, double scale) { t->timeout_scale = scale > 0 ? scale : 1; }
-
-void ts_testee_starts(const ts_testee *t, long *execs, long *pooled, long *forked) {
-    *execs = t->execs;
-    *pooled = t->pooled;
-    *forked = t->forked;
-}
-
-bool ts_testee_observe(ts_testee *t, const char *root, int trace_fd) {
-    if (t->in_process) return false;
-    bool same = (!root && !t->observe_root) || (root && t->observe_root && !strcmp(root, t->observe_root));
-    if (same && t->trace_fd == trace_fd) return true;
-    free(t->observe_root);
-    t->observe_root = root ? strdup(root) : NULL;
-    t->trace_fd = trace_fd;
-    if (t->running) ts_testee_kill(t); /* started otherwise: the next start is observed */
-    stop_warm(t);
-    return !root || t->observe_root != NULL;
-}
-
-bool ts_testee_arm(ts_testee *t, const char *subroot, uint64_t count, bool after) {
-    if (t->in_process || !t->observe_root) return false;
-    if (t->running && !t->child.ended) {
-        t->armed_this_start = ts_child_arm(&t->child, subroot, count, after);
-        return t->armed_this_start;
-    }
-    snprintf(t->arm_subroot, sizeof t->arm_subroot, "%s", subroot);
-    t->arm_count = count;
-    t->arm_after = after;
-    t->arm_pending = true;
-    return true;
-}
-
-uint64_t ts_testee_stdout_offset(const ts_testee *t) {
-    return t->in_process || !t->running ? 0 : t->stdout_read - t->pending_len;
-}
-
-/* Kills the child if asked (or if it is still running), keeps its last stderr, clears its
- * whole process tree. */
-void ts_testee_stop_child(ts_testee *t, bool kill_it) {
-    if (!t->running) return;
-    if (kill_it) ts_child_kill(&t->child);
-    ts_child_wait_ended(&t->child, kill_it ? 5.0 : 0.0);
-    ts_testee_drain_stderr(t);
-    ts_child_finish(&t->child);
-    t->running = false;
-    t->pending_len = 0;
 }
 
 /* A start ended (died or was killed) by the testee's fault: after SILENT_STARTS of them
@@ -423,7 +188,7 @@ static bool count_pending_as_extra(ts_testee *t) {
         size_t end = newline ? (size_t)(newline - t->pending) : t->pending_len;
         for (size_t i = at; i < end && !extra; i++)
             extra = t->pending[i] != ' ' && t->pending[i] != '\t' && t->pending[i] != '\r';
-        count_extra_line(t, t->pending + at, end - at);
+        ts_testee_count_extra_line(t, t->pending + at, end - at);
         at = end + 1;
     }
     t->pending_len = 0;
@@ -446,9 +211,9 @@ static bool take_answer(ts_testee *t, const char *id, ts_buf *answer) {
         size_t line_len = (size_t)(newline - t->pending);
         size_t body = line_len && t->pending[line_len - 1] == '\r' ? line_len - 1 : line_len;
         char line_owner[ID_MAX];
-        bool earlier = id[0] && line_id(t->pending, body, line_owner) && strcmp(line_owner, id) != 0 &&
-                       was_sent(t, line_owner);
-        if (earlier) count_extra_line(t, t->pending, body);
+        bool earlier = id[0] && ts_testee_line_id(t->pending, body, line_owner) && strcmp(line_owner, id) != 0 &&
+                       ts_testee_was_sent(t, line_owner);
+        if (earlier) ts_testee_count_extra_line(t, t->pending, body);
         else ts_buf_append(answer, t->pending, body);
         memmove(t->pending, newline + 1, t->pending_len - line_len - 1);
         t->pending_len -= line_len + 1;
@@ -500,7 +265,7 @@ ts_testee *ts_testee_spawn(char *const argv[], const ts_testee_options *options,
         if (used >= sizeof t->description) used = sizeof t->description - 1;
     }
     t->options = checked;
-    if (!start(t, why, why_size)) {
+    if (!ts_testee_start_child(t, why, why_size)) {
         ts_testee_close(t);
         return NULL;
     }
@@ -554,7 +319,7 @@ void ts_testee_call_child(ts_testee *t, const char *request, size_t len, ts_buf 
         return;
     }
     char id[ID_MAX] = "";
-    if (request && !line_id(request, len, id)) id[0] = '\0';
+    if (request && !ts_testee_line_id(request, len, id)) id[0] = '\0';
     if (t->running && request && check_extra) {
         result->extra_output = ts_testee_has_extra_output(t);
         if (t->child.ended) { /* it died after its last answer: this request finds it dead */
@@ -577,12 +342,12 @@ void ts_testee_call_child(ts_testee *t, const char *request, size_t len, ts_buf 
             t->restarts++;
         }
         t->stopped_on_purpose = false;
-        if (!start(t, result->detail, sizeof result->detail)) {
+        if (!ts_testee_start_child(t, result->detail, sizeof result->detail)) {
             result->status = TS_CALL_UNAVAILABLE;
             return;
         }
     }
-    remember_sent(t, id);
+    ts_testee_remember_sent(t, id);
     /* Write the request (and newline) while reading stdout/stderr, so a testee that answers
      * before reading everything cannot deadlock us; watch the supervisor's report, so a dead
      * testee is seen at once even when something it started still holds its stdout. The answer's
@@ -709,7 +474,7 @@ void ts_testee_stop(ts_testee *t) { finish_child(t); }
 void ts_testee_finish(ts_testee *t) {
     if (t->in_process) return;
     finish_child(t);
-    stop_warm(t);
+    ts_testee_stop_warm(t);
 }
 
 const char *ts_testee_failure(const ts_testee *t) { return t->failure; }
@@ -772,9 +537,9 @@ void ts_testee_forget(ts_testee *t) {
     close_child_fds(&t->child);
     close_child_fds(&t->server);
     close_child_fds(&t->spare);
-    no_child(&t->child);
-    no_child(&t->server);
-    no_child(&t->spare);
+    ts_testee_no_child(&t->child);
+    ts_testee_no_child(&t->server);
+    ts_testee_no_child(&t->spare);
     t->running = false;
     ts_testee_close(t);
 }
@@ -784,7 +549,7 @@ void ts_testee_close(ts_testee *t) {
     if (!t->in_process) {
         ts_testee_finish(t);
         ts_child_finish(&t->child);
-        stop_warm(t);
+        ts_testee_stop_warm(t);
     }
     if (t->argv)
         for (size_t i = 0; t->argv[i]; i++) free(t->argv[i]);

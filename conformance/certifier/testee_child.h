@@ -1,4 +1,4 @@
-/* testee_child.h — private to testee.c and testee_converse.c: the child-process testee's state
+/* testee_child.h — private to testee.c, testee_start.c, testee_ids.c and testee_converse.c: the child-process testee's state
  * and the steps both use. Not part of the certifier's interface (that is testee.h).
  */
 #ifndef TURNSTILE_CONFORMANCE_CERTIFIER_TESTEE_CHILD_H
@@ -66,6 +66,24 @@ struct ts_testee {
 };
 
 double ts_testee_now_seconds(void);
+
+/* Request ids (testee_ids.c): the "id" string of a JSON object line into out (false when it has
+ * none that fits ID_MAX); whether id was sent to the testee; remembering one sent (copied); a
+ * line that answers a request already answered, counted as a second answer of it. */
+bool ts_testee_line_id(const char *line, size_t len, char out[ID_MAX]);
+bool ts_testee_was_sent(const ts_testee *t, const char *id);
+void ts_testee_remember_sent(ts_testee *t, const char *id);
+void ts_testee_count_extra_line(ts_testee *t, const char *line, size_t len);
+
+/* c with no process (every descriptor -1). */
+void ts_testee_no_child(ts_child *c);
+
+/* Starts the child (testee_start.c): warm when the mode gives a warm start, else a new process;
+ * armed for the observer when an arming waits. False (why) when no process could be started. */
+bool ts_testee_start_child(ts_testee *t, char *why, size_t why_size);
+
+/* Stops the fork server and the pooled process, clearing their trees (testee_start.c). */
+void ts_testee_stop_warm(ts_testee *t);
 
 /* Moves what the child wrote on stderr into the kept tail. */
 void ts_testee_drain_stderr(ts_testee *t);

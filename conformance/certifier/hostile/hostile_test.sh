@@ -279,8 +279,11 @@ name=resume_store_chain_1950_deep
 # whole chain to name it: seconds on a loaded machine, so the answer gets 30 s, not 5.
 run_resume deep-store --kill-points 2 --timeout 30
 resume_verdict 1 error store-limit "deeper than 64 levels" && none_left && ok
-grep -q "stores were left in $TMP/tmpdir/turnstile-resume-" "$TMP/out" || fail "the store left is not named: $(grep -m1 ERROR "$TMP/out")"
-[ "$(find "$TMP/tmpdir" -mindepth 1 -maxdepth 1 -name 'turnstile-resume-*' | wc -l)" -eq 1 ] || fail "not exactly the one store left"
+# With --jobs (default: the cores) each worker that played the case has a store directory of its
+# own, so one or two are left: each is named.
+left=$(find "$TMP/tmpdir" -mindepth 1 -maxdepth 1 -name 'turnstile-resume-*')
+[ -n "$left" ] || fail "no store left"
+for dir in $left; do grep -q "left in $dir" "$TMP/out" || fail "the store left ($dir) is not named: $(grep -m1 ERROR "$TMP/out")"; done
 rm -rf "$TMP/tmpdir"
 name=resume_commit_notices_without_end
 run_resume commit-flood --kill-points 2
