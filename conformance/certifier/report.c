@@ -208,7 +208,7 @@ void ts_report_text_header(FILE *out, const ts_certification *c) {
             c->turnstile_commit ? c->turnstile_commit : "unknown", c->suite ? c->suite->version : "?",
             c->suite ? c->suite->root : "?", c->suite ? c->suite->hash : "", c->date);
     if (c->options && c->options->shard_count > 1)
-        fprintf(out, "shard %d of %d (turnstile report --merge joins the shards' JSON reports)\n", c->options->shard_index,
+        fprintf(out, "shard %d of %d: this certificate covers only the cases dealt to this shard\n", c->options->shard_index,
                 c->options->shard_count);
 }
 
@@ -367,7 +367,7 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
 
 /* The testee's command for a certificate: absolute paths (build and temp directories) are
  * cut to their last component. */
-static void portable_command(ts_buf *b, const char *command) {
+void ts_report_portable_command(ts_buf *b, const char *command) {
     const char *p = command;
     while (*p) {
         const char *end = p + strcspn(p, " ");
@@ -390,6 +390,22 @@ static bool write_out(FILE *out, ts_buf *b) {
     return ok;
 }
 
+/* A shard's place, and the options that must be the same in every shard of one run (the merge
+ * compares them: shard_merge.h). */
+static void json_shard(ts_buf *b, const ts_certification *c) {
+    const ts_run_options *o = c->options;
+    ts_buf_appendf(b, ",\"shard\":{\"index\":%d,\"count\":%d,\"selected\":%zu,\"options\":{\"cases\":[", o->shard_index,
+                   o->shard_count, c->selected);
+    for (size_t i = 0; i < o->glob_count; i++) {
+        if (i) ts_buf_append_char(b, ',');
+        json_str(b, o->case_globs[i]);
+    }
+    ts_buf_appendf(b, "],\"repeat\":%s,\"killPoints\":%ld,\"killAt\":%ld,\"nemesis\":%d,\"exactPoints\":%s,\"crashState\":",
+                   o->repeat ? "true" : "false", o->kill_points, o->kill_at, (int)o->nemesis, o->exact_points ? "true" : "false");
+    json_str(b, o->crash_state ? o->crash_state : "");
+    ts_buf_append_str(b, "}}");
+}
+
 bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_context *ctx) {
     ts_buf b;
     ts_buf_init(&b);
@@ -409,9 +425,7 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
         }
         ts_buf_appendf(&b, "],\"notRun\":%zu", c->not_run);
     }
-    if (c->options->shard_count > 1)
-        ts_buf_appendf(&b, ",\"shard\":{\"index\":%d,\"count\":%d,\"selected\":%zu}", c->options->shard_index,
-                       c->options->shard_count, c->selected);
+    if (c->options->shard_count > 1) json_shard(&b, c);
     ts_buf_append_str(&b, ",\"date\":");
     json_str(&b, c->date);
     ts_buf_append_str(&b, ",\"turnstile\":{\"version\":");
@@ -425,7 +439,7 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
     ts_buf_append_str(&b, ",\"command\":");
     ts_buf command;
     ts_buf_init(&command);
-    portable_command(&command, c->testee);
+    ts_report_portable_command(&command, c->testee);
     json_str(&b, command.data ? command.data : "");
     ts_buf_free(&command);
     if (c->testee_durability) {

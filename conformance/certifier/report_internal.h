@@ -11,4 +11,8 @@
  * U+FFFD. Testee output and excerpts may hold anything. */
 void ts_report_valid_utf8(const char *s, size_t len, ts_buf *out);
 
+/* Appends the testee's command as certificates carry it: absolute paths (build and temp
+ * directories) cut to their last component, so a certificate and a merge of shards agree. */
+void ts_report_portable_command(ts_buf *b, const char *command);
+
 #endif

@@ -60,7 +60,11 @@ bool ts_report_junit(FILE *out, const ts_certification *c, const ts_report_conte
     ts_buf_appendf(&b, "tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" timestamp=\"%s\">\n", tests, failures,
                    errors, skipped, c->date);
     ts_buf_append_str(&b, "<properties>");
-    xml_property(&b, "testee", c->testee);
+    ts_buf command;
+    ts_buf_init(&command);
+    ts_report_portable_command(&command, c->testee);
+    xml_property(&b, "testee", command.data ? command.data : "");
+    ts_buf_free(&command);
     xml_property(&b, "testee.name", c->testee_name);
     xml_property(&b, "testee.version", c->testee_version);
     xml_property(&b, "turnstile.version", c->turnstile_version);
@@ -149,7 +153,7 @@ bool ts_report_junit(FILE *out, const ts_certification *c, const ts_report_conte
         xml_escaped(&b, classname);
         ts_buf_append_str(&b, "\" name=\"");
         xml_escaped(&b, id);
-        ts_buf_appendf(&b, "\"><error type=\"incomplete\" message=\"the run was interrupted (signal %d) while this case "
+        ts_buf_appendf(&b, "\" time=\"0.000\"><error type=\"incomplete\" message=\"the run was interrupted (signal %d) while this case "
                            "ran\"/></testcase>\n", c->interrupted);
     }
     ts_buf_append_str(&b, "</testsuite>\n</testsuites>\n");

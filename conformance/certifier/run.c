@@ -306,7 +306,8 @@ bool ts_run_hello(ts_testee *testee, ts_certification *out) {
 const char *ts_run_outcome_static(const char *name) {
     static const char *const known[] = {"answered", "unsupported", "rejected", "timeout", "crashed", "exited",
                                         "protocol-error", "unavailable", "case-timeout", "point-limit", "history-limit",
-                                        "store-limit", "bad-case", "no-such-kill-point", "overloaded"};
+                                        "store-limit", "bad-case", "no-such-kill-point", "overloaded",
+                                        "undecided", "out-of-memory"};
     for (size_t i = 0; i < sizeof known / sizeof *known; i++)
         if (strcmp(known[i], name) == 0) return known[i];
     return "error";
@@ -398,9 +399,15 @@ static void serve_jobs(run_state *st, double seconds) {
         snprintf(st->out->harness_failure, sizeof st->out->harness_failure, "%.290s", failure);
 }
 
+/* auto is the pool, whatever hello says: speed_test.sh proves a pooled run equivalent to a cold
+ * one on the reference, a mutant and the Python kit, but a forked instance of the Python kit
+ * orders its store operations and commit notices otherwise than a cold process under the
+ * observer (more kill runs in the first points), so a fork server is asked for only by --warm
+ * fork until the observer's accounting for instances is fixed (see DESIGN.md, warm starts). */
 static ts_testee_warm warm_for(const ts_run_options *options, const ts_certification *out) {
+    (void)out;
     if (options->warm != TS_RUN_WARM_AUTO) return (ts_testee_warm)options->warm;
-    return out->testee_forks ? TS_WARM_FORK : TS_WARM_POOL;
+    return TS_WARM_POOL;
 }
 
 /* One case, on this process's testee. */
