@@ -208,7 +208,7 @@ void ts_report_text_header(FILE *out, const ts_certification *c) {
             c->turnstile_commit ? c->turnstile_commit : "unknown", c->suite ? c->suite->version : "?",
             c->suite ? c->suite->root : "?", c->suite ? c->suite->hash : "", c->date);
     if (c->options && c->options->shard_count > 1)
-        fprintf(out, "shard %d of %d: this certificate covers only the cases dealt to this shard\n", c->options->shard_index,
+        fprintf(out, "shard %d of %d (turnstile report --merge joins the shards' JSON reports)\n", c->options->shard_index,
                 c->options->shard_count);
 }
 
