@@ -78,10 +78,9 @@ grep -q '^verdict: CONFORMANT' "$TMP/reference.cold.txt" || fail "the reference 
 
 name=equivalent_mutants
 before=$failed
-for mutant in resume-restarts-loop; do
-    check_testee "$mutant" fork -- "$TURNSTILE" testee --mutant "$mutant"
-    grep -q '^FAIL ' "$TMP/$mutant.cold.txt" || fail "$mutant: no failure found, so the comparison proves little"
-done
+mutant=resume-restarts-loop
+check_testee "$mutant" fork -- "$TURNSTILE" testee --mutant "$mutant"
+grep -q '^FAIL ' "$TMP/$mutant.cold.txt" || fail "$mutant: no failure found, so the comparison proves little"
 [ "$failed" -eq "$before" ] && echo "ok $name"
 
 name=equivalent_python_kit
