@@ -72,6 +72,13 @@ code=$?
     && grep -qx 'turnstile certify --junit turnstile-junit.xml --report-json turnstile-report.json -- bash -c python3 testee.py' "$work/calls" \
     && [ -f "$work/ws/team/turnstile-junit.xml" ] && grep -qx 'output verdict=conformant' "$work/out" \
     && grep -q '^## turnstile certify: passed' "$work/github_summary" && ok || fail "exit $code"
+act shard_reaches_certify '{"version": "0.4.0", "command": "python3 testee.py", "shard": "2/3", "report-json": "r2.json"}'
+code=$?
+[ "$code" -eq 0 ] && grep -qx 'turnstile certify --junit turnstile-junit.xml --report-json r2.json --shard 2/3 -- bash -c python3 testee.py' "$work/calls" \
+    && ok || fail "exit $code: $(tail -2 "$work/calls")"
+act shard_not_k_of_n_is_bad_usage '{"version": "0.4.0", "command": "true", "shard": "1/2 --cases x"}'
+code=$?
+[ "$code" -ne 0 ] && grep -q 'shard must be K/N' "$work/out" && ! grep -q -- '--cases x' "$work/calls" && ok || fail "exit $code"
 act installs_from_the_repository_input '{"version": "v0.4.0", "repository": "other/repo", "command": "true"}'
 code=$?
 [ "$code" -eq 0 ] && grep -q '^https://github.com/other/repo/releases/download/v0.4.0/' "$work/urls" && ok || fail "not from other/repo"

@@ -15,7 +15,7 @@ ts_testee *ts_fuzz_testee(double default_timeout) {
     if (command && *command) {
         char *argv[] = {"/bin/sh", "-c", (char *)command, NULL};
         ts_testee_options options = {timeout ? atof(timeout) : default_timeout, (size_t)16 << 20, 1000000,
-                                     settle ? atof(settle) / 1000.0 : 0};
+                                     settle ? atof(settle) / 1000.0 : 0, 0};
         char why[300];
         testee = ts_testee_spawn(argv, &options, why, sizeof why);
         if (!testee) ts_oracle_fail(why, NULL, 0);

@@ -4,6 +4,7 @@
 #   TURNSTILE_COMMAND              the testee's command line (run with bash -c)
 #   TURNSTILE_EXPECTED_FAILURES    optional expected-failures list to gate on
 #   TURNSTILE_PLATFORM             optional --platform
+#   TURNSTILE_SHARD                optional --shard K/N (digits/digits, else bad usage: exit 2)
 #   TURNSTILE_ARGS                 optional further certify options: split into words like a shell
 #                                  splits them (blanks; '...', "..." and \ quote), nothing expanded
 #                                  ($, `...`, globs and ; stay as written); an unmatched quote is
@@ -19,6 +20,13 @@ report="${TURNSTILE_REPORT_JSON:-turnstile-report.json}"
 options=(--junit "$junit" --report-json "$report")
 [ -n "${TURNSTILE_EXPECTED_FAILURES:-}" ] && options+=(--expected-failures "$TURNSTILE_EXPECTED_FAILURES")
 [ -n "${TURNSTILE_PLATFORM:-}" ] && options+=(--platform "$TURNSTILE_PLATFORM")
+if [ -n "${TURNSTILE_SHARD:-}" ]; then
+    if ! [[ "$TURNSTILE_SHARD" =~ ^[0-9]+/[0-9]+$ ]]; then
+        echo "turnstile action: shard must be K/N (e.g. 2/4), not: $TURNSTILE_SHARD" >&2
+        exit 2
+    fi
+    options+=(--shard "$TURNSTILE_SHARD")
+fi
 out=$(mktemp)
 words=$(mktemp)
 trap 'rm -f "$out" "$words"' EXIT

@@ -142,7 +142,7 @@ void ts_expected_failures_free(ts_expected_failures *e) {
 /* Every harness outcome a case can end with (run.c, resume_run.c, testee.c): keys of a list. */
 static const char *const harness_outcomes[] = {"timeout",      "crashed",      "exited",        "protocol-error",
                                                "unavailable",  "case-timeout", "point-limit",   "history-limit",
-                                               "store-limit",  "bad-case",     "no-such-kill-point"};
+                                               "store-limit",  "bad-case",     "no-such-kill-point", "overloaded"};
 
 /* Does the entry's rule pattern name some rule or harness outcome at all? */
 static bool names_a_key(const ts_expected_entry *e) {
@@ -204,6 +204,18 @@ static void judge_entry(const ts_expected_entry *e, const ts_certification *c, s
         for (size_t k = 0; k < n && !fails; k++) fails = fnmatch(e->rule_pattern, keys[k], 0) == 0;
         *failing += fails;
     }
+}
+
+bool ts_gate_case_expected(const ts_expected_failures *e, const ts_case_result *r) {
+    if (!e || r->apart) return false;
+    const char *keys[MAX_KEYS];
+    size_t n = ts_gate_failing_keys(r, keys, MAX_KEYS), listed = 0;
+    for (size_t k = 0; k < n; k++) {
+        bool covered = false;
+        for (size_t x = 0; x < e->count && !covered; x++) covered = covers(&e->entries[x], r->c->id, keys[k]);
+        listed += covered;
+    }
+    return n && listed == n;
 }
 
 bool ts_gate_apply(const ts_expected_failures *e, ts_certification *c, FILE *out, const char *rewrite_command,

@@ -60,6 +60,10 @@ typedef struct ts_gate_counts {
 bool ts_gate_apply(const ts_expected_failures *e, ts_certification *c, FILE *out, const char *rewrite_command,
                    ts_gate_counts *counts);
 
+/* Does the list cover every failure of r (what ts_gate_apply marks r->expected), before the run
+ * is over? false without a list. */
+bool ts_gate_case_expected(const ts_expected_failures *e, const ts_case_result *r);
+
 /* Writes the run's failures as an expected-failures list. With no base (NULL, or no lines): a
  * new list, one "CASE RULE  # what failed" line per failing key. With a base (the list as it
  * is), edits it in place, as protobuf's update_failure_list.py does: every comment, blank line

@@ -45,6 +45,7 @@ struct ts_nemesis {
     ts_buf crash;              /* the run's power loss, as JSON members */
     ts_buf scratch;
     ts_buf warnings;
+    ts_buf run_warnings;       /* what this run offered, each piece NUL-terminated (ts_nemesis_run_warnings) */
     point_record *points;
     size_t point_count, point_cap;
     long protocol_points, store_points;
@@ -74,6 +75,7 @@ ts_nemesis *ts_nemesis_new(ts_testee *testee, const char *case_dir, const ts_nem
     ts_buf_init(&n->crash);
     ts_buf_init(&n->scratch);
     ts_buf_init(&n->warnings);
+    ts_buf_init(&n->run_warnings);
     if (n->options.observe) {
         n->fs = ts_fsnemesis_new(case_dir, NULL, why, why_size);
         if (!n->fs || !ts_testee_observe(testee, ts_fsnemesis_root(n->fs), ts_fsnemesis_trace_fd(n->fs))) {
@@ -93,6 +95,7 @@ void ts_nemesis_free(ts_nemesis *n) {
     ts_buf_free(&n->crash);
     ts_buf_free(&n->scratch);
     ts_buf_free(&n->warnings);
+    ts_buf_free(&n->run_warnings);
     free(n->points);
     free(n);
 }
@@ -101,6 +104,20 @@ bool ts_nemesis_observing(const ts_nemesis *n) { return n->fs != NULL; }
 bool ts_nemesis_power_loss(const ts_nemesis *n) { return n->options.power_loss; }
 
 const char *ts_nemesis_warnings(const ts_nemesis *n) { return n->warnings.data ? n->warnings.data : ""; }
+
+void ts_nemesis_merge_warning(ts_buf *warnings, const char *piece) {
+    if (*piece && !strstr(warnings->data ? warnings->data : "", piece))
+        ts_buf_appendf(warnings, "%s%s", warnings->len ? "; " : "", piece);
+}
+
+const ts_buf *ts_nemesis_run_warnings(const ts_nemesis *n) { return &n->run_warnings; }
+
+/* A warning of this run: kept with the case's, and among what this run offered. */
+static void offer_warning(ts_nemesis *n, const char *piece) {
+    if (!*piece) return;
+    ts_nemesis_merge_warning(&n->warnings, piece);
+    ts_buf_append(&n->run_warnings, piece, strlen(piece) + 1);
+}
 
 bool ts_nemesis_begin_run(ts_nemesis *n, const char *name, const ts_kill_plan *plan, char *store, size_t store_size,
                           char *why, size_t why_size) {
@@ -113,6 +130,7 @@ bool ts_nemesis_begin_run(ts_nemesis *n, const char *name, const ts_kill_plan *p
     n->death_seen = false;
     n->unmade[0] = '\0';
     ts_buf_reset(&n->crash);
+    ts_buf_reset(&n->run_warnings);
     if (n->recording) {
         n->point_count = 0;
         n->protocol_points = n->store_points = 0;
@@ -193,9 +211,7 @@ static void drain(ts_nemesis *n, ts_case_world *w, uint64_t limit) {
     if (!n->fs) return;
     n->world = w;
     char why[300];
-    if (!ts_fsnemesis_drain(n->fs, ts_testee_pid(n->testee), limit, on_operation, n, why, sizeof why) &&
-        !strstr(n->warnings.data ? n->warnings.data : "", why))
-        ts_buf_appendf(&n->warnings, "%s%s", n->warnings.len ? "; " : "", why);
+    if (!ts_fsnemesis_drain(n->fs, ts_testee_pid(n->testee), limit, on_operation, n, why, sizeof why)) offer_warning(n, why);
 }
 
 bool ts_nemesis_at_line(ts_nemesis *n, ts_case_world *w, bool is_call, long *point) {
@@ -273,9 +289,7 @@ void ts_nemesis_restarted(ts_nemesis *n, ts_case_world *w) {
 
 void ts_nemesis_end_run(ts_nemesis *n, ts_case_world *w) {
     drain(n, w, UINT64_MAX);
-    const char *seen = n->fs ? ts_fsnemesis_warnings(n->fs) : "";
-    if (*seen && !strstr(n->warnings.data ? n->warnings.data : "", seen))
-        ts_buf_appendf(&n->warnings, "%s%s", n->warnings.len ? "; " : "", seen);
+    offer_warning(n, n->fs ? ts_fsnemesis_warnings(n->fs) : "");
 }
 
 long ts_nemesis_kill_point(const ts_nemesis *n) { return n->killed_point; }

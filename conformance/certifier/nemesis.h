@@ -98,4 +98,10 @@ bool ts_nemesis_plan_for(const ts_nemesis *n, long point, const char *crash_stat
 /* What the observer saw and could not follow in any run of the case ("" nothing; borrowed). */
 const char *ts_nemesis_warnings(const ts_nemesis *n);
 
+/* What the last run offered to those warnings, each piece NUL-terminated, in order (borrowed):
+ * merged into a case's warnings with ts_nemesis_merge_warning, run after run, they give what
+ * ts_nemesis_warnings gives when one nemesis plays every run (for runs played apart). */
+const ts_buf *ts_nemesis_run_warnings(const ts_nemesis *n);
+void ts_nemesis_merge_warning(ts_buf *warnings, const char *piece);
+
 #endif

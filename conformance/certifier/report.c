@@ -7,13 +7,15 @@
 #include "conformance/certifier/pipelining_report.h"
 #include "core/json/buf.h"
 #include "core/json/codec.h"
+#include "conformance/certifier/report_internal.h"
 
 static bool failing(const ts_case_result *r) { return r->verdict == TS_VERDICT_FAIL || r->verdict == TS_VERDICT_ERROR; }
 
-/* The run's verdict, as the reports name it: a run with no failure but undecided cases has no
- * verdict of conformance (never a pass), and no failure either. */
-static const char *run_verdict(const ts_certification *c) {
+/* The run's verdict, as the reports name it (report.h): a run with no failure but undecided
+ * cases has no verdict of conformance (never a pass), and no failure either. */
+const char *ts_report_verdict(const ts_certification *c) {
     if (c->harness_failure[0]) return "not certified";
+    if (c->interrupted) return "incomplete";
     if (!ts_report_conformant(c)) return "not conformant";
     return ts_certification_undecided(c) ? "undecided" : "conformant";
 }
@@ -57,7 +59,7 @@ static void level_counts(const ts_certification *c, ts_level level, size_t *pass
 bool ts_report_conformant(const ts_certification *c) {
     size_t passed, failed, skipped, errors;
     ts_certification_counts(c, &passed, &failed, &skipped, &errors);
-    return failed == 0 && !c->harness_failure[0];
+    return failed == 0 && !c->harness_failure[0] && !c->interrupted;
 }
 
 /* ------------------------------------------------------------------------------ JSON ------- */
@@ -78,7 +80,7 @@ static size_t utf8_sequence(const unsigned char *s, size_t left) {
 
 /* Testee output and excerpts may hold anything: reports carry it as valid UTF-8, each byte
  * that starts no valid character replaced by U+FFFD. */
-static void valid_utf8(const char *s, size_t len, ts_buf *out) {
+void ts_report_valid_utf8(const char *s, size_t len, ts_buf *out) {
     for (size_t i = 0; i < len;) {
         size_t n = utf8_sequence((const unsigned char *)s + i, len - i);
         if (n) {
@@ -94,7 +96,7 @@ static void valid_utf8(const char *s, size_t len, ts_buf *out) {
 static void json_str(ts_buf *b, const char *s) {
     ts_buf clean;
     ts_buf_init(&clean);
-    valid_utf8(s ? s : "", s ? strlen(s) : 0, &clean);
+    ts_report_valid_utf8(s ? s : "", s ? strlen(s) : 0, &clean);
     ts_codec_write_string(b, (ts_str){clean.data ? clean.data : "", clean.len});
     ts_buf_free(&clean);
 }
@@ -104,7 +106,7 @@ static void json_str(ts_buf *b, const char *s) {
 void ts_report_clean_text(ts_buf *out, const char *s, size_t len, bool keep_newlines) {
     ts_buf valid;
     ts_buf_init(&valid);
-    valid_utf8(s ? s : "", s ? len : 0, &valid);
+    ts_report_valid_utf8(s ? s : "", s ? len : 0, &valid);
     const unsigned char *p = (const unsigned char *)(valid.data ? valid.data : "");
     for (size_t i = 0; i < valid.len;) {
         size_t n = utf8_sequence(p + i, valid.len - i);
@@ -192,10 +194,13 @@ static const char *durability_level(const ts_certification *c, const char **neme
         ts_arena_free(&arena);
     }
     if (!any) return NULL;
-    return u9 ? "none" : (u11 || !all_power) ? "process-crash" : "power-loss";
+    /* power-loss only when crash states were judged: store points and kill runs (a store on a
+     * server, or --kill-points none, shows none) */
+    bool crash_states = counts[1] > 0 && counts[2] > 0;
+    return u9 ? "none" : (u11 || !all_power || !crash_states) ? "process-crash" : "power-loss";
 }
 
-void ts_report_text(FILE *out, const ts_certification *c, const ts_report_context *ctx, bool verbose) {
+void ts_report_text_header(FILE *out, const ts_certification *c) {
     fputs("turnstile certify: ", out);
     put_clean(out, c->testee, false);
     if (c->testee_name) {
@@ -208,51 +213,73 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
     fprintf(out, "\nturnstile %s (commit %s), suite %s (%s, sha256 %.16s), %s\n", c->turnstile_version ? c->turnstile_version : "?",
             c->turnstile_commit ? c->turnstile_commit : "unknown", c->suite ? c->suite->version : "?",
             c->suite ? c->suite->root : "?", c->suite ? c->suite->hash : "", c->date);
+    if (c->options && c->options->shard_count > 1)
+        fprintf(out, "shard %d of %d (turnstile report --merge joins the shards' JSON reports)\n", c->options->shard_index,
+                c->options->shard_count);
+}
+
+bool ts_report_text_case(FILE *out, const ts_certification *c, const ts_case_result *r, bool expected,
+                         const ts_report_context *ctx, bool verbose) {
+    (void)c;
+    bool warn = r->verdict == TS_VERDICT_PASS && r->findings.count > 0;
+    if (r->apart && !verbose) return false;
+    if (expected && !verbose) return false;
+    if (r->verdict == TS_VERDICT_PASS && !warn && !verbose) return false;
+    if (r->verdict == TS_VERDICT_SKIPPED && !verbose) return false;
+    bool undecided = r->verdict == TS_VERDICT_UNDECIDED;
+    const char *label = r->apart ? "APART" : expected ? "XFAIL" : warn ? "WARN" : r->verdict == TS_VERDICT_FAIL ? "FAIL"
+                        : r->verdict == TS_VERDICT_ERROR ? "ERROR" : r->verdict == TS_VERDICT_SKIPPED ? "SKIP"
+                        : undecided ? "UNDECIDED" : "PASS";
+    fprintf(out, "%-5s %s", label, r->c->id);
+    if (r->apart) fprintf(out, "  (%s: %s)", r->apart, ts_verdict_name(r->verdict));
+    if (r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_SKIPPED) {
+        fprintf(out, "  %s: ", r->outcome);
+        put_clean(out, r->detail, false);
+    }
+    if (undecided) {
+        fputs("  ", out);
+        put_clean(out, r->detail, false);
+    }
+    fputc('\n', out);
+    for (size_t k = 0; k < r->findings.count; k++) {
+        const ts_rule_info *info = ts_rule_find(r->findings.items[k].rule);
+        fprintf(out, "      [%s%s] ", r->findings.items[k].rule, info && info->level == TS_LEVEL_RECOMMENDED ? ", recommended" : "");
+        put_clean(out, r->findings.items[k].message, false);
+        fputc('\n', out);
+    }
+    if (r->findings.suppressed) fprintf(out, "      (%zu more findings)\n", r->findings.suppressed);
+    if (r->stderr_tail && *r->stderr_tail) {
+        const char *tail = r->stderr_tail;
+        size_t len = strlen(tail);
+        if (len > 600) tail += len - 600;
+        fputs("      testee stderr (end): ", out);
+        put_clean(out, tail, true);
+        if (tail[strlen(tail) - 1] != '\n') fputc('\n', out);
+    }
+    if ((failing(r) || undecided) && !r->apart && !expected && ctx) {
+        fprintf(out, "      replay: %s --cases %s%s\n", ctx->replay_before, r->c->id, ctx->replay_after);
+        print_kill_replay(out, r, ctx);
+    }
+    return true;
+}
+
+/* The run's costs and, interrupted, what it left undone. */
+static void text_run_lines(FILE *out, const ts_certification *c) {
+    if (c->execs || c->forked)
+        fprintf(out, "testee processes: %ld started (%ld of them taken from the pool), %ld forked by a fork server\n", c->execs,
+                c->pooled, c->forked);
+    if (c->interrupted) {
+        fprintf(out, "interrupted by signal %d: %zu cases decided, %zu in flight (", c->interrupted, c->count, c->in_flight_count);
+        for (size_t i = 0; i < c->in_flight_count; i++) fprintf(out, "%s%s", i ? ", " : "", c->in_flight[i]->id);
+        fprintf(out, "), %zu not run\n", c->not_run);
+    }
+}
+
+void ts_report_text_summary(FILE *out, const ts_certification *c, const ts_report_context *ctx) {
     size_t apart = 0, expected = 0;
     for (size_t i = 0; i < c->count; i++) {
-        const ts_case_result *r = &c->results[i];
-        apart += r->apart != NULL;
-        expected += r->expected;
-        bool warn = r->verdict == TS_VERDICT_PASS && r->findings.count > 0;
-        if (r->apart && !verbose) continue;
-        if (r->expected && !verbose) continue;
-        if (r->verdict == TS_VERDICT_PASS && !warn && !verbose) continue;
-        if (r->verdict == TS_VERDICT_SKIPPED && !verbose) continue;
-        bool undecided = r->verdict == TS_VERDICT_UNDECIDED;
-        const char *label = r->apart ? "APART" : r->expected ? "XFAIL" : warn ? "WARN" : r->verdict == TS_VERDICT_FAIL ? "FAIL"
-                            : r->verdict == TS_VERDICT_ERROR ? "ERROR" : r->verdict == TS_VERDICT_SKIPPED ? "SKIP"
-                            : undecided ? "UNDECIDED" : "PASS";
-        fprintf(out, "%-5s %s", label, r->c->id);
-        if (r->apart) fprintf(out, "  (%s: %s)", r->apart, ts_verdict_name(r->verdict));
-        if (r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_SKIPPED) {
-            fprintf(out, "  %s: ", r->outcome);
-            put_clean(out, r->detail, false);
-        }
-        if (undecided) {
-            fputs("  ", out);
-            put_clean(out, r->detail, false);
-        }
-        fputc('\n', out);
-        for (size_t k = 0; k < r->findings.count; k++) {
-            const ts_rule_info *info = ts_rule_find(r->findings.items[k].rule);
-            fprintf(out, "      [%s%s] ", r->findings.items[k].rule,
-                    info && info->level == TS_LEVEL_RECOMMENDED ? ", recommended" : "");
-            put_clean(out, r->findings.items[k].message, false);
-            fputc('\n', out);
-        }
-        if (r->findings.suppressed) fprintf(out, "      (%zu more findings)\n", r->findings.suppressed);
-        if (r->stderr_tail && *r->stderr_tail) {
-            const char *tail = r->stderr_tail;
-            size_t len = strlen(tail);
-            if (len > 600) tail += len - 600;
-            fputs("      testee stderr (end): ", out);
-            put_clean(out, tail, true);
-            if (tail[strlen(tail) - 1] != '\n') fputc('\n', out);
-        }
-        if ((failing(r) || undecided) && !r->apart && !r->expected && ctx) {
-            fprintf(out, "      replay: %s --cases %s%s\n", ctx->replay_before, r->c->id, ctx->replay_after);
-            print_kill_replay(out, r, ctx);
-        }
+        apart += c->results[i].apart != NULL;
+        expected += c->results[i].expected;
     }
     fprintf(out, "\nrule  level        passed  failed  skipped  what\n");
     for (size_t k = 0; k < ts_rule_count; k++) {
@@ -293,6 +320,7 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
     double rate = c->seconds > 0 ? (double)c->count / c->seconds : 0.0; /* a kill sweep runs below 1 case/s */
     fprintf(out, "%zu cases in %.2f s (%.*f cases/s), %d testee restarts, %zu harness errors\n", c->count, c->seconds,
             rate < 10 ? 2 : 0, rate, c->restarts, errors);
+    text_run_lines(out, c);
     size_t req_pass, req_all, rec_pass, rec_all;
     level_counts(c, TS_LEVEL_REQUIRED, &req_pass, &req_all);
     level_counts(c, TS_LEVEL_RECOMMENDED, &rec_pass, &rec_all);
@@ -300,7 +328,8 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
     if (c->harness_failure[0]) fprintf(out, "verdict: NOT CERTIFIED: the run stopped: %s\n", c->harness_failure);
     else
         fprintf(out, "verdict: %s: Required rules %zu of %zu pass, Recommended %zu of %zu; cases %zu of %zu pass",
-                !ts_report_conformant(c) ? "NOT CONFORMANT" : undecided ? "UNDECIDED" : "CONFORMANT", req_pass, req_all,
+                c->interrupted ? "INCOMPLETE (no verdict: the run was interrupted)" : !ts_report_conformant(c) ? "NOT CONFORMANT"
+                : undecided ? "UNDECIDED" : "CONFORMANT", req_pass, req_all,
                 rec_pass, rec_all, passed, c->count - apart - skipped);
     if (!c->harness_failure[0] && undecided)
         fprintf(out, ", %zu undecided within the judging budget (neither passed nor failed)", undecided);
@@ -337,9 +366,15 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
     fputc('\n', out);
 }
 
+void ts_report_text(FILE *out, const ts_certification *c, const ts_report_context *ctx, bool verbose) {
+    ts_report_text_header(out, c);
+    for (size_t i = 0; i < c->count; i++) ts_report_text_case(out, c, &c->results[i], c->results[i].expected, ctx, verbose);
+    ts_report_text_summary(out, c, ctx);
+}
+
 /* The testee's command for a certificate: absolute paths (build and temp directories) are
  * cut to their last component. */
-static void portable_command(ts_buf *b, const char *command) {
+void ts_report_portable_command(ts_buf *b, const char *command) {
     const char *p = command;
     while (*p) {
         const char *end = p + strcspn(p, " ");
@@ -362,17 +397,42 @@ static bool write_out(FILE *out, ts_buf *b) {
     return ok;
 }
 
+/* A shard's place, and the options that must be the same in every shard of one run (the merge
+ * compares them: shard_merge.h). */
+static void json_shard(ts_buf *b, const ts_certification *c) {
+    const ts_run_options *o = c->options;
+    ts_buf_appendf(b, ",\"shard\":{\"index\":%d,\"count\":%d,\"selected\":%zu,\"options\":{\"cases\":[", o->shard_index,
+                   o->shard_count, c->selected);
+    for (size_t i = 0; i < o->glob_count; i++) {
+        if (i) ts_buf_append_char(b, ',');
+        json_str(b, o->case_globs[i]);
+    }
+    ts_buf_appendf(b, "],\"repeat\":%s,\"killPoints\":%ld,\"killAt\":%ld,\"nemesis\":%d,\"exactPoints\":%s,\"crashState\":",
+                   o->repeat ? "true" : "false", o->kill_points, o->kill_at, (int)o->nemesis, o->exact_points ? "true" : "false");
+    json_str(b, o->crash_state ? o->crash_state : "");
+    ts_buf_append_str(b, "}}");
+}
+
 bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_context *ctx) {
     ts_buf b;
     ts_buf_init(&b);
     size_t passed, failed, skipped, errors;
     ts_certification_counts(c, &passed, &failed, &skipped, &errors);
     ts_buf_append_str(&b, "{\"format\":\"turnstile-certification\",\"version\":1,\"verdict\":");
-    json_str(&b, run_verdict(c));
+    json_str(&b, ts_report_verdict(c));
     if (c->harness_failure[0]) {
         ts_buf_append_str(&b, ",\"harnessFailure\":");
         json_str(&b, c->harness_failure);
     }
+    if (c->interrupted) { /* a partial certificate: what was decided, and what was in flight */
+        ts_buf_appendf(&b, ",\"incomplete\":true,\"interruptedBy\":%d,\"inFlight\":[", c->interrupted);
+        for (size_t i = 0; i < c->in_flight_count; i++) {
+            if (i) ts_buf_append_char(&b, ',');
+            json_str(&b, c->in_flight[i]->id);
+        }
+        ts_buf_appendf(&b, "],\"notRun\":%zu", c->not_run);
+    }
+    if (c->options->shard_count > 1) json_shard(&b, c);
     ts_buf_append_str(&b, ",\"date\":");
     json_str(&b, c->date);
     ts_buf_append_str(&b, ",\"turnstile\":{\"version\":");
@@ -386,7 +446,7 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
     ts_buf_append_str(&b, ",\"command\":");
     ts_buf command;
     ts_buf_init(&command);
-    portable_command(&command, c->testee);
+    ts_report_portable_command(&command, c->testee);
     json_str(&b, command.data ? command.data : "");
     ts_buf_free(&command);
     if (c->testee_durability) {
@@ -394,7 +454,8 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
         json_str(&b, c->testee_durability);
     }
     ts_pipelining_report_json(&b, c);
-    ts_buf_appendf(&b, ",\"restarts\":%d}", c->restarts);
+    ts_buf_appendf(&b, ",\"restarts\":%d,\"processes\":{\"started\":%ld,\"pooled\":%ld,\"forked\":%ld}}", c->restarts,
+                   c->execs, c->pooled, c->forked);
     const char *nemesis;
     long points[5];
     const char *level = durability_level(c, &nemesis, points);
@@ -467,6 +528,8 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
             ts_buf_append_char(&b, '}');
         }
         ts_buf_append_char(&b, ']');
+        if (r->findings.suppressed) ts_buf_appendf(&b, ",\"moreFindings\":%zu", r->findings.suppressed);
+        ts_buf_appendf(&b, ",\"seconds\":%.3f", r->seconds);
         if (r->equivalent >= 0) ts_buf_appendf(&b, ",\"equivalent\":%s", r->equivalent ? "true" : "false");
         if (r->expected) ts_buf_append_str(&b, ",\"expectedFailure\":true");
         if (r->apart) {
@@ -507,138 +570,5 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
                        ctx->gate->expected, ctx->gate->new_failures, ctx->gate->unexpected_passes, ctx->gate->stale);
     }
     ts_buf_append_str(&b, "}\n");
-    return write_out(out, &b);
-}
-
-/* ----------------------------------------------------------------------------- JUnit ------- */
-
-static void xml_escaped(ts_buf *b, const char *raw) {
-    ts_buf clean;
-    ts_buf_init(&clean);
-    valid_utf8(raw ? raw : "", raw ? strlen(raw) : 0, &clean);
-    for (const char *s = clean.data; s && *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == 0xEF && (unsigned char)s[1] == 0xBF && ((unsigned char)s[2] == 0xBE || (unsigned char)s[2] == 0xBF)) {
-            ts_buf_append_str(b, "&#xfffd;"); /* U+FFFE, U+FFFF: not characters in XML 1.0 */
-            s += 2;
-        } else if (ch == '<') ts_buf_append_str(b, "&lt;");
-        else if (ch == '>') ts_buf_append_str(b, "&gt;");
-        else if (ch == '&') ts_buf_append_str(b, "&amp;");
-        else if (ch == '"') ts_buf_append_str(b, "&quot;");
-        else if (ch == '\n') ts_buf_append_str(b, "&#10;");
-        else if (ch == '\t') ts_buf_append_str(b, "&#9;");
-        else if (ch < 0x20) ts_buf_appendf(b, "&#x%x;", 0xfffd); /* not allowed in XML 1.0 */
-        else ts_buf_append_char(b, (char)ch);
-    }
-    ts_buf_free(&clean);
-}
-
-static void xml_property(ts_buf *b, const char *name, const char *value) {
-    ts_buf_appendf(b, "<property name=\"%s\" value=\"", name);
-    xml_escaped(b, value ? value : "");
-    ts_buf_append_str(b, "\"/>");
-}
-
-bool ts_report_junit(FILE *out, const ts_certification *c, const ts_report_context *ctx) {
-    ts_buf b;
-    ts_buf_init(&b);
-    /* Expected failures (with a gate) and cases set apart are <skipped>: a passing gate is green
-     * in every JUnit viewer; only new failures are <failure> or <error>. */
-    size_t tests = c->count, failures = 0, errors = 0, skipped = 0;
-    for (size_t i = 0; i < c->count; i++) {
-        const ts_case_result *r = &c->results[i];
-        if (r->apart || r->expected || r->verdict == TS_VERDICT_SKIPPED || r->verdict == TS_VERDICT_UNDECIDED) skipped++;
-        else if (r->verdict == TS_VERDICT_ERROR) errors++;
-        else if (r->verdict == TS_VERDICT_FAIL) failures++;
-    }
-    ts_buf_appendf(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites tests=\"%zu\" failures=\"%zu\" "
-                       "errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\">\n",
-                   tests, failures, errors, skipped, c->seconds);
-    ts_buf_append_str(&b, "<testsuite name=\"turnstile.conformance\" ");
-    ts_buf_appendf(&b, "tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" timestamp=\"%s\">\n", tests, failures,
-                   errors, skipped, c->date);
-    ts_buf_append_str(&b, "<properties>");
-    xml_property(&b, "testee", c->testee);
-    xml_property(&b, "testee.name", c->testee_name);
-    xml_property(&b, "testee.version", c->testee_version);
-    xml_property(&b, "turnstile.version", c->turnstile_version);
-    xml_property(&b, "turnstile.commit", c->turnstile_commit);
-    xml_property(&b, "suite.version", c->suite ? c->suite->version : "");
-    xml_property(&b, "suite.sha256", c->suite ? c->suite->hash : "");
-    xml_property(&b, "verdict", run_verdict(c));
-    if (c->options->platform) xml_property(&b, "platform", c->options->platform);
-    ts_buf_append_str(&b, "</properties>\n");
-    for (size_t i = 0; i < c->count; i++) {
-        const ts_case_result *r = &c->results[i];
-        /* classname: the case id without its last segment (Merge.I2), so CI groups by rule. */
-        const char *last = strrchr(r->c->id, '.');
-        ts_buf_append_str(&b, "<testcase classname=\"");
-        char classname[256];
-        snprintf(classname, sizeof classname, "%.*s", (int)(last ? (size_t)(last - r->c->id) : strlen(r->c->id)), r->c->id);
-        xml_escaped(&b, classname);
-        ts_buf_append_str(&b, "\" name=\"");
-        xml_escaped(&b, r->c->id);
-        ts_buf_append_str(&b, "\">");
-        if (r->apart) {
-            ts_buf_append_str(&b, "<skipped message=\"set apart (--platform ");
-            xml_escaped(&b, c->options->platform);
-            ts_buf_append_str(&b, "): ");
-            xml_escaped(&b, r->apart);
-            ts_buf_appendf(&b, "; verdict %s\"/>", ts_verdict_name(r->verdict));
-        } else if (r->expected) {
-            ts_buf_append_str(&b, "<skipped message=\"expected failure");
-            if (ctx && ctx->expected_failures_path) {
-                ts_buf_append_str(&b, " (");
-                xml_escaped(&b, ctx->expected_failures_path);
-                ts_buf_append_char(&b, ')');
-            }
-            ts_buf_append_str(&b, ": ");
-            if (r->verdict == TS_VERDICT_ERROR) {
-                xml_escaped(&b, r->outcome);
-                ts_buf_append_str(&b, ": ");
-                xml_escaped(&b, r->detail);
-            }
-            for (size_t k = 0; k < r->findings.count; k++) {
-                ts_buf_appendf(&b, "%s[%s] ", k ? "; " : "", r->findings.items[k].rule);
-                xml_escaped(&b, r->findings.items[k].message);
-            }
-            ts_buf_append_str(&b, "\"/>");
-        } else if (r->verdict == TS_VERDICT_SKIPPED) {
-            ts_buf_append_str(&b, "<skipped message=\"");
-            xml_escaped(&b, r->detail);
-            ts_buf_append_str(&b, "\"/>");
-        } else if (r->verdict == TS_VERDICT_UNDECIDED) { /* neither a pass nor a failure */
-            ts_buf_append_str(&b, "<skipped type=\"undecided\" message=\"");
-            xml_escaped(&b, r->detail);
-            ts_buf_append_str(&b, "\"/>");
-        } else if (r->verdict == TS_VERDICT_ERROR) {
-            ts_buf_append_str(&b, "<error type=\"");
-            xml_escaped(&b, r->outcome);
-            ts_buf_append_str(&b, "\" message=\"");
-            xml_escaped(&b, r->detail);
-            ts_buf_append_str(&b, "\">");
-            xml_escaped(&b, r->stderr_tail ? r->stderr_tail : "");
-            ts_buf_append_str(&b, "</error>");
-        } else if (r->verdict == TS_VERDICT_FAIL) {
-            ts_buf_append_str(&b, "<failure type=\"");
-            xml_escaped(&b, r->findings.count ? r->findings.items[0].rule : "");
-            ts_buf_append_str(&b, "\" message=\"");
-            xml_escaped(&b, r->findings.count ? r->findings.items[0].message : "");
-            ts_buf_append_str(&b, "\">");
-            for (size_t k = 0; k < r->findings.count; k++) {
-                ts_buf_appendf(&b, "[%s] ", r->findings.items[k].rule);
-                xml_escaped(&b, r->findings.items[k].message);
-                ts_buf_append_char(&b, '\n');
-            }
-            ts_buf_append_str(&b, "</failure>");
-        }
-        if (r->equivalent == 0) {
-            ts_buf_append_str(&b, "<system-out>reference equivalence: ");
-            xml_escaped(&b, r->diff);
-            ts_buf_append_str(&b, "</system-out>");
-        }
-        ts_buf_append_str(&b, "</testcase>\n");
-    }
-    ts_buf_append_str(&b, "</testsuite>\n</testsuites>\n");
     return write_out(out, &b);
 }

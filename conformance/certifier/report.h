@@ -29,6 +29,16 @@ typedef struct ts_report_context {
 } ts_report_context;
 
 void ts_report_text(FILE *out, const ts_certification *c, const ts_report_context *ctx, bool verbose);
+
+/* The text report in its three parts, for a caller that streams it as cases are decided (their
+ * concatenation is ts_report_text): the header (testee, turnstile, suite, date); one case's
+ * block, if the report shows it (a failure, or anything with verbose; `expected`: the gate lists
+ * every failure of it) — returns whether it printed one; and the rule table, notes, verdict and
+ * closing line (an interrupted run's verdict is INCOMPLETE). */
+void ts_report_text_header(FILE *out, const ts_certification *c);
+bool ts_report_text_case(FILE *out, const ts_certification *c, const ts_case_result *r, bool expected,
+                         const ts_report_context *ctx, bool verbose);
+void ts_report_text_summary(FILE *out, const ts_certification *c, const ts_report_context *ctx);
 /* Write the report to out (flushed, not closed); false when a write failed. */
 bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_context *ctx);
 bool ts_report_junit(FILE *out, const ts_certification *c, const ts_report_context *ctx);
@@ -41,5 +51,10 @@ void ts_report_clean_text(ts_buf *out, const char *text, size_t len, bool keep_n
 /* The certificate's verdict: no case failed or erred (ignoring any expected-failures list),
  * no harness failure. Cases set apart count in no verdict. */
 bool ts_report_conformant(const ts_certification *c);
+
+/* The certificate's verdict as its JSON and JUnit say it: "conformant", "not conformant",
+ * "undecided" (no failure, some case undecided), "not certified" (a harness failure) or
+ * "incomplete" (interrupted: a partial certificate). A static string. */
+const char *ts_report_verdict(const ts_certification *c);
 
 #endif

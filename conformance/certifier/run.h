@@ -27,6 +27,11 @@ typedef enum ts_verdict { TS_VERDICT_PASS, TS_VERDICT_FAIL, TS_VERDICT_SKIPPED, 
 
 const char *ts_verdict_name(ts_verdict verdict);
 
+/* A case in a run: not started; started (sent, or its runs dealt); answered (judged, awaiting the
+ * determinism repeat); decided (final). Only decided cases are in a finished certification; an
+ * interrupted one names those in flight apart. */
+typedef enum ts_case_state { TS_CASE_PENDING, TS_CASE_STARTED, TS_CASE_ANSWERED, TS_CASE_DECIDED } ts_case_state;
+
 typedef struct ts_case_result {
     const ts_case *c;
     ts_verdict verdict;
@@ -39,7 +44,11 @@ typedef struct ts_case_result {
     char *answer;             /* the answer line (heap) */
     const char *apart;        /* the platform tag that sets this case apart, or NULL */
     bool expected;            /* every failure of this case is in the expected-failures list (gate.h) */
+    ts_case_state state;      /* how far the run got with it */
+    double seconds;           /* the wall time its runs took (with jobs, added over every testee) */
 } ts_case_result;
+
+typedef struct ts_certification ts_certification;
 
 typedef struct ts_run_options {
     const char *const *rules; /* selected rule ids; NULL: all */
@@ -48,8 +57,12 @@ typedef struct ts_run_options {
     size_t glob_count;
     bool repeat;              /* D1: send every case again, in reverse order */
     const char *platform;     /* "dotnet": set apart the cases .NET cannot represent; NULL: none */
-    /* Called after each case (done of total), e.g. to show progress; NULL: not called. */
-    void (*progress)(void *context, size_t done, size_t total, const ts_case *c);
+    /* Called as cases are answered and decided, and now and then while resume runs go on, with
+     * the run so far (each result's state says how far its case got); NULL: not called. */
+    void (*progress)(void *context, const ts_certification *run);
+    /* Called once a case is final (with jobs, in the order cases end), e.g. to stream its report;
+     * NULL: not called. Second answers found at the very end may still change it. */
+    void (*decided)(void *context, const ts_certification *run, const ts_case_result *r);
     void *progress_context;
     long kill_points;         /* resume cases: kill at the first N points of each case; 0 all, < 0 none */
     long kill_at;             /* resume cases: > 0 kill at this point only (one kill run, replayed) */
@@ -64,8 +77,15 @@ typedef struct ts_run_options {
     const char *crash_state;  /* with kill_at: the power-loss state to write there (--crash-state) */
     bool exact_points;        /* every point its own kill run, none merged (--exact-points) */
     const char *durability;   /* what the testee's hello claims ("power-loss", "process-crash"), or NULL */
+    /* Warm starts for the resume runs' restarts (testee.h): TS_RUN_WARM_AUTO the pool (run.c says
+     * why not a fork server yet); or one ts_testee_warm. */
+    int warm;
+    int jobs;                 /* resume runs on this many testees at once (worker processes); <= 1: one */
+    int shard_index, shard_count; /* --shard K/N: only the cases dealt to shard K of N (1-based); 0: all */
     ts_judge_budget budget;   /* per answer judged; zero fields: the defaults */
 } ts_run_options;
+
+enum { TS_RUN_WARM_AUTO = -1 };
 
 enum {
     TS_RUN_CASE_TIMEOUT = 600,  /* seconds */
@@ -82,13 +102,16 @@ bool ts_run_platform_known(const char *name);
 /* The platform tag of c that sets it apart under options, or NULL. */
 const char *ts_run_case_apart(const ts_run_options *options, const ts_case *c);
 
-typedef struct ts_certification {
-    ts_case_result *results;
+struct ts_certification {
+    ts_case_result *results;  /* during the run: every case of the selection (state); after it:
+                               * the decided ones, in the suite's order */
     size_t count;
     char testee[1024];        /* the command, or "turnstile reference (in-process)" */
     char *testee_name;        /* from the hello answer, whole (heap), or NULL */
     char *testee_version;     /* likewise */
     char *testee_durability;  /* likewise: what it claims of its resume engine ("power-loss", ...) */
+    bool testee_forks;        /* likewise: it can be a fork server ("fork": true) */
+    long execs, pooled, forked; /* processes started (testee.h ts_testee_starts), over every testee */
     int restarts;
     double seconds;
     const ts_run_options *options;
@@ -96,7 +119,12 @@ typedef struct ts_certification {
     char harness_failure[300];/* non-empty: the run stopped, the testee could not be started */
     const char *turnstile_version, *turnstile_commit; /* set by the caller, for reports */
     char date[32];            /* when the run started, UTC, RFC 3339 */
-} ts_certification;
+    size_t selected;          /* cases the selection holds before sharding */
+    int interrupted;          /* the run was interrupted by this signal (supervise.h); 0: it ended */
+    const ts_case **in_flight;/* interrupted: the cases begun and not decided (heap array, borrowed cases) */
+    size_t in_flight_count;
+    size_t not_run;           /* interrupted, or stopped by a harness failure: cases never begun */
+};
 
 /* True when rule id is selected by options. */
 bool ts_run_rule_selected(const ts_run_options *options, const char *rule);
@@ -104,11 +132,23 @@ bool ts_run_rule_selected(const ts_run_options *options, const char *rule);
 /* True when the run's --cases globs and --rules select case c. */
 bool ts_run_case_selected(const ts_run_options *options, const ts_case *c);
 
+/* The selected cases of suite that --shard deals to this run, in the suite's order, into out
+ * (room for suite->count; NULL: only counted); *selected: the selection before dealing. Shard K
+ * of N takes every Nth of the selected resume cases from the (K-1)th on, and likewise of the
+ * others, so each shard gets its share of the costly ones. Returns how many. */
+size_t ts_run_shard_cases(const ts_suite *suite, const ts_run_options *options, const ts_case **out, size_t *selected);
+
+/* A static string naming the outcome `name` (one a case can end with), or "error". */
+const char *ts_run_outcome_static(const char *name);
+
 /* hello (optional, PROTOCOL.md): asks the testee once; its name and version go into out (NULL: not
  * kept). Returns whether its tools may answer later (resume: true unless it says "async": false). */
 bool ts_run_hello(ts_testee *testee, ts_certification *out);
 
-/* Runs the selected cases of suite through testee. Returns false only on allocation failure. */
+/* Runs the selected cases of suite through testee (out's turnstile_version and _commit, set by
+ * the caller, are kept). Stops when the certifier is interrupted (supervise.h,
+ * ts_child_defer_signals): out->interrupted then names the signal, and out holds what was
+ * decided. Returns false only on allocation failure. */
 bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *options, ts_certification *out);
 void ts_certification_free(ts_certification *c); /* accepts NULL */
 

@@ -11,12 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "conformance/certifier/remove_tree.h"
+#include "conformance/certifier/supervise_internal.h"
 #include "conformance/nemesis/fstrace.h"
 
 extern char **environ;
@@ -30,8 +32,11 @@ enum {
 /* The supervisor's reports to the caller, one fixed-size record each (atomic on a pipe). */
 enum { REPORT_STARTED = 1, REPORT_EXEC_FAILED = 2, REPORT_ENDED = 3, REPORT_TRACE_FAILED = 4 };
 
-/* The supervisor's descriptors: the command's three at 0-2, then these. */
-enum { FD_REPORT = 3, FD_TRACE = 4, FD_CONTROL = 5, SUPERVISOR_FDS = 6 };
+/* The supervisor's descriptors: the command's three at 0-2, then these (-1 entries: closed). */
+enum { FD_REPORT = 3, FD_TRACE = 4, FD_CONTROL = 5, FD_FORK = 6, SUPERVISOR_FDS = 7 };
+/* A fork server's socket, in the command (the environment names it). */
+enum { COMMAND_FORK_FD = 3 };
+#define FORK_SERVER_ENV "TURNSTILE_FORK_SERVER=3"
 typedef struct report {
     int kind;
     int value; /* the command's pid, errno, or wait status */
@@ -43,6 +48,8 @@ static struct {
 } live[MAX_LIVE];
 static const int handled_signals[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT};
 static bool installed;
+/* ts_child_defer_signals: set by the caller; the signal that came, set by the handler. */
+static volatile sig_atomic_t deferring, interrupted;
 /* Paths to remove at the end, for the same handlers: written with those signals blocked. */
 static struct {
     volatile sig_atomic_t used;
@@ -90,7 +97,7 @@ static const char *parse_pid(const char *p, pid_t *out) {
 }
 
 /* A process's parent and process group, from /proc/PID/stat ("pid (comm) S ppid pgrp ..."). */
-static bool read_stat(pid_t pid, pid_t *parent, pid_t *group) {
+bool ts_child_read_stat(pid_t pid, pid_t *parent, pid_t *group) {
     int fd = open_proc_file(pid, "stat");
     if (fd < 0) return false;
     char buf[512];
@@ -125,7 +132,7 @@ static int scan_children(pid_t parent, pid_t *pids, pid_t *groups) {
             off += d->reclen;
             pid_t pid = 0, ppid = 0, group = 0;
             const char *end = parse_pid(d->name, &pid);
-            if (!end || *end || pid <= 0 || !read_stat(pid, &ppid, &group) || ppid != parent) continue;
+            if (!end || *end || pid <= 0 || !ts_child_read_stat(pid, &ppid, &group) || ppid != parent) continue;
             pids[count] = pid;
             groups[count++] = group;
         }
@@ -236,6 +243,11 @@ static void remove_registered(void) {
 }
 
 static void on_fatal_signal(int sig) {
+    if (deferring && !interrupted) { /* the caller winds down and leaves its answer (ts_child_defer_signals) */
+        interrupted = sig;
+        ts_child_kill_all();
+        return;
+    }
     ts_child_kill_all();
     remove_registered();
     struct sigaction dfl;
@@ -304,6 +316,55 @@ void ts_child_forget_removal(const char *path) {
     sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
+bool ts_child_adopt_worker(pid_t worker) {
+    install_once();
+    sigset_t old;
+    block_signals(&old);
+    int slot = -1;
+    for (int i = 0; i < MAX_LIVE && slot < 0; i++)
+        if (live[i].supervisor == 0) slot = i;
+    if (slot >= 0) { /* no group to kill: the worker's SIGTERM handler ends its own trees */
+        live[slot].pid = 0;
+        live[slot].supervisor = worker;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return slot >= 0;
+}
+
+static void unregister(pid_t supervisor);
+
+void ts_child_forget_worker(pid_t worker) { unregister(worker); }
+
+void ts_child_forked(void) {
+    memset((void *)live, 0, sizeof live); /* the parent's trees and paths are the parent's */
+    for (int i = 0; i < TS_CHILD_MAX_REMOVALS; i++) removals[i].used = 0;
+    deferring = interrupted = 0;
+    prctl(PR_SET_CHILD_SUBREAPER, 1); /* not inherited across fork */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+}
+
+void ts_child_defer_signals(void) {
+    install_once();
+    deferring = 1;
+}
+
+int ts_child_interrupted(void) { return interrupted; }
+
+void ts_child_end_by_signal(int sig) {
+    ts_child_kill_all();
+    remove_registered();
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    _exit(128 + sig);
+}
+
 /* ---- the supervisor (a forked copy of the caller; never returns) ---- */
 
 static void send_report(int fd, int kind, int value) {
@@ -343,12 +404,15 @@ static void drain_control(ts_fstrace *tracer) {
 /* In the forked command: default signal dispositions, the caller's mask, then the command.
  * Never returns; a failure to start is written on exec_report. */
 static void run_command(char *const argv[], char *const envp[], const sigset_t *caller_mask, pid_t supervisor,
-                        bool traced, int exec_report) {
+                        bool traced, bool server, int exec_report) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != supervisor) _exit(127);
     setpgid(0, 0); /* its own process group: one kill reaches all it starts */
-    close(FD_REPORT); /* and, traced, the trace and arming descriptors (untraced, those numbers are free) */
-    if (traced) close(FD_TRACE), close(FD_CONTROL);
+    /* The supervisor's descriptors are not the command's (the exec report pipe lies above them);
+     * a fork server keeps its socket, as descriptor 3. */
+    if (server) dup2(FD_FORK, COMMAND_FORK_FD);
+    else close(FD_REPORT);
+    for (int fd = FD_REPORT + 1; fd < SUPERVISOR_FDS; fd++) close(fd);
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
@@ -367,10 +431,11 @@ static void run_command(char *const argv[], char *const envp[], const sigset_t *
     _exit(127);
 }
 
-/* fds: the command's stdin, stdout and stderr ends, the report pipe's write end, and when
- * traced the trace file and the arming pipe's read end (else -1). */
+/* fds: the command's stdin, stdout and stderr ends, the report pipe's write end, when traced
+ * the trace file and the arming pipe's read end, and a fork server's socket (else -1). trace:
+ * the observer's configuration (its trace_fd is set here), or NULL. */
 static void supervise(int fds[SUPERVISOR_FDS], char *const argv[], char *const envp[], pid_t caller, const sigset_t *caller_mask,
-                      const char *trace_root) {
+                      const ts_fstrace_config *trace) {
     memset((void *)live, 0, sizeof live); /* not ours to kill from here */
     for (int i = 0; i < TS_CHILD_MAX_REMOVALS; i++) removals[i].used = 0; /* nor to remove */
     setpgid(0, 0);
@@ -379,30 +444,37 @@ static void supervise(int fds[SUPERVISOR_FDS], char *const argv[], char *const e
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (getppid() != caller) _exit(0); /* the caller died before the line above */
     signal(SIGCHLD, SIG_DFL);          /* waitpid must see our children */
-    /* Descriptors: the command's three at 0-2, the report pipe at 3, trace and arming at 4-5. */
-    int count = trace_root ? SUPERVISOR_FDS : FD_REPORT + 1;
-    for (int i = 0; i < count; i++) fds[i] = fcntl(fds[i], F_DUPFD, 10);
-    for (int i = 0; i < count; i++) dup2(fds[i], i);
-    if (syscall(SYS_close_range, (unsigned)count, ~0U, 0U) != 0)
-        for (int fd = count; fd < 65536; fd++) close(fd);
-    int exec_report[2];
-    if (pipe2(exec_report, O_CLOEXEC) != 0) {
+    /* Descriptors: the command's three at 0-2, the report pipe at 3, trace and arming at 4-5,
+     * a fork server's socket at 6; the exec report pipe comes above them all. */
+    for (int i = 0; i < SUPERVISOR_FDS; i++) fds[i] = fds[i] >= 0 ? fcntl(fds[i], F_DUPFD, 10) : -1;
+    for (int i = 0; i < SUPERVISOR_FDS; i++)
+        if (fds[i] >= 0) dup2(fds[i], i);
+        else close(i);
+    if (syscall(SYS_close_range, (unsigned)SUPERVISOR_FDS, ~0U, 0U) != 0)
+        for (int fd = SUPERVISOR_FDS; fd < 65536; fd++) close(fd);
+    int exec_report[2], made[2];
+    if (pipe2(made, O_CLOEXEC) != 0) {
         send_report(FD_REPORT, REPORT_EXEC_FAILED, errno);
         _exit(0);
     }
+    for (int i = 0; i < 2; i++) { /* above the supervisor's numbers, which the command closes */
+        exec_report[i] = fcntl(made[i], F_DUPFD_CLOEXEC, SUPERVISOR_FDS);
+        close(made[i]);
+    }
     pid_t self = getpid();
     pid_t command = fork();
-    if (command == 0) run_command(argv, envp, caller_mask, self, trace_root != NULL, exec_report[1]);
+    if (command == 0) run_command(argv, envp, caller_mask, self, trace != NULL, fds[FD_FORK] >= 0, exec_report[1]);
     if (command < 0) {
         send_report(FD_REPORT, REPORT_EXEC_FAILED, errno);
         _exit(0);
     }
     setpgid(command, command); /* also here: no race with the command's own call */
     close(exec_report[1]);
+    if (fds[FD_FORK] >= 0) close(FD_FORK); /* the command's now */
     ts_fstrace *tracer = NULL;
-    if (trace_root) {
-        ts_fstrace_config config = {.trace_fd = FD_TRACE};
-        snprintf(config.root, sizeof config.root, "%s", trace_root);
+    if (trace) {
+        ts_fstrace_config config = *trace;
+        config.trace_fd = FD_TRACE;
         fcntl(FD_CONTROL, F_SETFL, fcntl(FD_CONTROL, F_GETFL) | O_NONBLOCK);
         tracer = ts_fstrace_attach(command, &config);
     }
@@ -414,7 +486,7 @@ static void supervise(int fds[SUPERVISOR_FDS], char *const argv[], char *const e
     while ((got = read(exec_report[0], failure, sizeof failure)) < 0 && errno == EINTR) {}
     close(exec_report[0]);
     bool reaped = false;
-    if (got == (ssize_t)sizeof failure || (trace_root && !tracer)) {
+    if (got == (ssize_t)sizeof failure || (trace && !tracer)) {
         send_report(FD_REPORT, got == (ssize_t)sizeof failure ? failure[0] : REPORT_TRACE_FAILED,
                     got == (ssize_t)sizeof failure ? failure[1] : errno);
         kill(command, SIGKILL);
@@ -462,7 +534,7 @@ static void close_fd(int *fd) {
 static void clear(ts_child *c) {
     memset(c, 0, sizeof *c);
     c->pid = c->supervisor = -1;
-    c->in = c->out = c->err = c->status = c->control = -1;
+    c->in = c->out = c->err = c->status = c->control = c->fork = -1;
 }
 
 static void unregister(pid_t supervisor) {
@@ -473,28 +545,31 @@ static void unregister(pid_t supervisor) {
     sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-/* The environment for the command: our marker first, then ours without an older marker; a
- * traced command's ASAN_OPTIONS (asan: "ASAN_OPTIONS=..." or NULL) replaces ours. */
-static char **command_environment(char *marker, size_t marker_size, const char *asan) {
+/* The environment for the command: our marker first, then ours without an older marker or a
+ * fork server's variable; a traced command's ASAN_OPTIONS (asan: "ASAN_OPTIONS=..." or NULL)
+ * replaces ours; a fork server gets its variable. */
+static char **command_environment(char *marker, size_t marker_size, const char *asan, bool server) {
     size_t n = 0;
     while (environ && environ[n]) n++;
-    char **envp = calloc(n + 3, sizeof *envp);
+    char **envp = calloc(n + 4, sizeof *envp);
     if (!envp) return NULL;
     snprintf(marker, marker_size, "%s=%ld", TS_CHILD_MARKER, (long)getpid());
     size_t k = 0;
     envp[k++] = marker;
     if (asan) envp[k++] = (char *)asan;
+    if (server) envp[k++] = (char *)FORK_SERVER_ENV;
     for (size_t i = 0; i < n; i++)
         if (strncmp(environ[i], TS_CHILD_MARKER "=", sizeof TS_CHILD_MARKER) != 0 &&
+            strncmp(environ[i], "TURNSTILE_FORK_SERVER=", 22) != 0 &&
             !(asan && strncmp(environ[i], "ASAN_OPTIONS=", 13) == 0))
             envp[k++] = environ[i];
     return envp;
 }
 
-static bool start(ts_child *c, char *const argv[], const ts_child_trace *trace, char *why, size_t why_size);
+static bool start(ts_child *c, char *const argv[], const ts_child_trace *trace, bool server, char *why, size_t why_size);
 
 bool ts_child_start(ts_child *c, char *const argv[], char *why, size_t why_size) {
-    return start(c, argv, NULL, why, why_size);
+    return start(c, argv, NULL, false, why, why_size);
 }
 
 bool ts_child_start_traced(ts_child *c, char *const argv[], const ts_child_trace *trace, char *why, size_t why_size) {
@@ -503,21 +578,34 @@ bool ts_child_start_traced(ts_child *c, char *const argv[], const ts_child_trace
         snprintf(why, why_size, "cannot observe the testee's file operations: the observer needs Linux on x86-64");
         return false;
     }
-    return start(c, argv, trace, why, why_size);
+    return start(c, argv, trace, false, why, why_size);
+}
+
+bool ts_child_start_server(ts_child *c, char *const argv[], const ts_child_trace *trace, char *why, size_t why_size) {
+    clear(c);
+    if (trace && !ts_fstrace_supported()) {
+        snprintf(why, why_size, "cannot observe the testee's file operations: the observer needs Linux on x86-64");
+        return false;
+    }
+    return start(c, argv, trace, true, why, why_size);
 }
 
 bool ts_child_arm(ts_child *c, const char *subroot, uint64_t count, bool after) {
     if (c->control < 0 || c->ended) return false;
-    ts_fstrace_arm_message arm = {.count = count, .after = after};
+    ts_fstrace_arm_message arm = {.count = count, .after = after, .release = 1};
     snprintf(arm.subroot, sizeof arm.subroot, "%s", subroot ? subroot : "");
     ssize_t n;
     while ((n = write(c->control, &arm, sizeof arm)) < 0 && errno == EINTR) {}
     return n == (ssize_t)sizeof arm;
 }
 
-static bool start(ts_child *c, char *const argv[], const ts_child_trace *trace, char *why, size_t why_size) {
+static bool start(ts_child *c, char *const argv[], const ts_child_trace *trace, bool server, char *why, size_t why_size) {
     clear(c);
     install_once();
+    if (interrupted) {
+        snprintf(why, why_size, "not started: the certifier was interrupted (signal %d)", (int)interrupted);
+        return false;
+    }
     int slot = -1;
     for (int i = 0; i < MAX_LIVE && slot < 0; i++)
         if (live[i].supervisor == 0) slot = i;
@@ -526,24 +614,29 @@ static bool start(ts_child *c, char *const argv[], const ts_child_trace *trace, 
         return false;
     }
     int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, status[2] = {-1, -1}, control[2] = {-1, -1};
+    int fork_pair[2] = {-1, -1};
     char marker[64], asan[4096] = "ASAN_OPTIONS=";
     if (trace) ts_fstrace_asan_options(getenv("ASAN_OPTIONS"), asan + 13, sizeof asan - 13);
-    char **envp = command_environment(marker, sizeof marker, trace ? asan : NULL);
+    char **envp = command_environment(marker, sizeof marker, trace ? asan : NULL, server);
     if (!envp || pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 ||
-        pipe2(status, O_CLOEXEC) != 0 || (trace && pipe2(control, O_CLOEXEC) != 0)) {
+        pipe2(status, O_CLOEXEC) != 0 || (trace && pipe2(control, O_CLOEXEC) != 0) ||
+        (server && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fork_pair) != 0)) {
         snprintf(why, why_size, "cannot start the testee: %s", envp ? strerror(errno) : "out of memory");
-        int *all[] = {&in[0], &in[1], &out[0], &out[1], &err[0], &err[1], &status[0], &status[1], &control[0], &control[1]};
-        for (size_t i = 0; i < 10; i++) close_fd(all[i]);
+        int *all[] = {&in[0], &in[1], &out[0], &out[1], &err[0], &err[1], &status[0], &status[1], &control[0], &control[1],
+                      &fork_pair[0], &fork_pair[1]};
+        for (size_t i = 0; i < 12; i++) close_fd(all[i]);
         free(envp);
         return false;
     }
+    ts_fstrace_config config = {.trace_fd = -1, .fork_server = server, .hold = trace && trace->hold};
+    if (trace) snprintf(config.root, sizeof config.root, "%s", trace->root);
     sigset_t old_mask;
     block_signals(&old_mask);
     pid_t caller = getpid();
     pid_t supervisor = fork();
     if (supervisor == 0) {
-        int fds[SUPERVISOR_FDS] = {in[0], out[1], err[1], status[1], trace ? trace->trace_fd : -1, control[0]};
-        supervise(fds, argv, envp, caller, &old_mask, trace ? trace->root : NULL);
+        int fds[SUPERVISOR_FDS] = {in[0], out[1], err[1], status[1], trace ? trace->trace_fd : -1, control[0], fork_pair[1]};
+        supervise(fds, argv, envp, caller, &old_mask, trace ? &config : NULL);
     }
     if (supervisor > 0) {
         live[slot].pid = -1;
@@ -557,7 +650,9 @@ static bool start(ts_child *c, char *const argv[], const ts_child_trace *trace, 
     close_fd(&err[1]);
     close_fd(&status[1]);
     close_fd(&control[0]);
+    close_fd(&fork_pair[1]);
     c->control = control[1];
+    c->fork = fork_pair[0];
     c->in = in[1];
     c->out = out[0];
     c->err = err[0];
@@ -584,13 +679,15 @@ static bool start(ts_child *c, char *const argv[], const ts_child_trace *trace, 
     }
     c->pid = r.value;
     live[slot].pid = c->pid;
-    int fds[] = {c->in, c->out, c->err, c->status};
-    for (size_t i = 0; i < 4; i++) fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
+    int fds[] = {c->in, c->out, c->err, c->status, c->fork};
+    for (size_t i = 0; i < 5; i++)
+        if (fds[i] >= 0) fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
     return true;
 }
 
 bool ts_child_check_ended(ts_child *c) {
     if (c->ended) return true;
+    if (c->instance) return ts_child_instance_check_ended(c);
     if (c->status < 0) return false;
     report r;
     ssize_t got = read(c->status, &r, sizeof r);
@@ -620,6 +717,17 @@ void ts_child_kill(ts_child *c) {
 }
 
 void ts_child_finish(ts_child *c) {
+    if (c->instance) { /* the server reaps it and says so; what it shares with the server stays */
+        close_fd(&c->in);
+        if (!ts_child_check_ended(c)) {
+            ts_child_kill(c);
+            ts_child_wait_ended(c, SWEEP_SECONDS);
+        }
+        close_fd(&c->out);
+        close_fd(&c->err);
+        clear(c);
+        return;
+    }
     if (c->supervisor > 0) {
         close_fd(&c->in);
         if (!ts_child_check_ended(c)) {
@@ -635,6 +743,7 @@ void ts_child_finish(ts_child *c) {
     close_fd(&c->err);
     close_fd(&c->status);
     close_fd(&c->control);
+    close_fd(&c->fork);
     clear(c);
 }
 

@@ -16,8 +16,9 @@
  * At exit() and on a sanitizer's fatal report the same happens. A caller that handles those
  * signals itself calls ts_child_kill_all() from its handler.
  *
- * The only global state is what those handlers read: the table of live trees, and the table of
- * paths to remove once the trees are gone.
+ * The only global state is what those handlers read: the table of live trees (and worker
+ * processes), the table of paths to remove once the trees are gone, and whether signals are
+ * deferred and which one came.
  */
 #ifndef TURNSTILE_CONFORMANCE_CERTIFIER_SUPERVISE_H
 #define TURNSTILE_CONFORMANCE_CERTIFIER_SUPERVISE_H
@@ -42,6 +43,9 @@ typedef struct ts_child {
     bool ended;         /* the command's end was seen (wait_status, or lost) */
     int wait_status;    /* as waitpid() gives it */
     bool lost;          /* the supervisor died before reporting (then wait_status is 0) */
+    int fork;           /* a fork server (ts_child_start_server): the caller's end of its socket; else -1 */
+    bool instance;      /* an instance a fork server forked (ts_child_fork): `status` is the server's
+                         * socket and `control` its arming pipe, both borrowed; supervisor is -1 */
 } ts_child;
 
 /* Starts argv (NULL-terminated; argv[0] searched in PATH) under a new supervisor. Returns
@@ -55,6 +59,8 @@ bool ts_child_start(ts_child *c, char *const argv[], char *why, size_t why_size)
 typedef struct ts_child_trace {
     const char *root;  /* an existing directory */
     int trace_fd;      /* open for appending; the supervisor keeps a copy */
+    bool hold;         /* a process started ahead of need (a pool's): its records are held until
+                        * its first arming (ts_child_arm), as if it had started then */
 } ts_child_trace;
 
 /* ts_child_start, traced. Fails also when the observer cannot be used here (not Linux x86-64,
@@ -66,6 +72,22 @@ bool ts_child_start_traced(ts_child *c, char *const argv[], const ts_child_trace
  * disarms. It takes effect before any operation the command makes after this returns. False
  * when the command is not traced or its supervisor is gone. */
 bool ts_child_arm(ts_child *c, const char *subroot, uint64_t count, bool after);
+
+/* A fork server (conformance/PROTOCOL.md, fork servers): argv started as ts_child_start(_traced)
+ * starts it (trace NULL: untraced), with its end of a socket pair (SOCK_SEQPACKET) as its
+ * descriptor 3 and TURNSTILE_FORK_SERVER=3 in its environment. Traced, its observer takes each
+ * child the server forks as an instance: the records from then on are the instance's (its pid,
+ * its stdout counted from 0, its operations numbered from 1) and the armed kill takes the
+ * instance's process group and spares the server. */
+bool ts_child_start_server(ts_child *c, char *const argv[], const ts_child_trace *trace, char *why, size_t why_size);
+
+/* Asks a running fork server for a fresh instance speaking the protocol on pipes of its own
+ * (stdin, stdout, stderr, passed over the socket), within `timeout` seconds. The instance leads a
+ * process group of its own and is the server's child (checked); the server reports its end. c is
+ * then the instance: every function below works on it (a kill takes the instance's group, arming
+ * arms the server's observer); ts_child_finish ends the instance only. False with a reason when
+ * the server does not answer as the protocol says (c is then empty; the caller stops the server). */
+bool ts_child_fork(ts_child *server, ts_child *c, double timeout, char *why, size_t why_size);
 
 /* Without waiting: has the command ended? (Then c->ended and c->wait_status tell how.) */
 bool ts_child_check_ended(ts_child *c);
@@ -84,6 +106,25 @@ void ts_child_finish(ts_child *c);
 /* Async-signal-safe: kills every tree this process started and waits (a few seconds at most)
  * until they are gone. The process must end afterwards. */
 void ts_child_kill_all(void);
+
+/* Worker processes (a fork of this process that starts trees of its own): the first function,
+ * in the parent, has the signals above (and exit) end the worker too — SIGTERM, then waiting
+ * for it, a few seconds at most — before this process ends; the second forgets it (reaped).
+ * ts_child_forked(), in the worker right after fork: the tables it inherited are the
+ * parent's, not its own; it becomes a subreaper and gets SIGTERM when the parent dies. */
+bool ts_child_adopt_worker(pid_t worker);
+void ts_child_forget_worker(pid_t worker);
+void ts_child_forked(void);
+
+/* Deferred signals, for a caller that leaves a partial answer when it is interrupted: from now
+ * on the first of those signals kills every tree (workers included) and returns; no tree can be
+ * started afterwards (starts fail with "interrupted"); ts_child_interrupted() names the signal
+ * (0: none). A second signal ends the process at once, as without deferral. The caller, done,
+ * calls ts_child_end_by_signal(): every tree gone, the registered paths removed, the process
+ * ended by that signal. */
+void ts_child_defer_signals(void);
+int ts_child_interrupted(void);
+void ts_child_end_by_signal(int sig);
 
 /* Paths to remove when this process ends by one of the signals above, at exit() or on a
  * sanitizer's report: scratch directories a command writes into (its stores), or files not

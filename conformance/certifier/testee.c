@@ -8,15 +8,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "conformance/certifier/load_probe.h"
 #include "conformance/certifier/supervise.h"
 #include "conformance/certifier/testee_child.h"
 #include "core/json/codec.h"
 
 static const double closed_stdout_grace = 2.0; /* for a testee that closed stdout to exit */
+static const double default_start_timeout = 60.0;
+static const double load_probe_seconds = 0.25;  /* how long a timed-out testee is watched for load */
 static const double finish_grace = 2.0;        /* for a testee to exit at end of input */
 static const double max_timeout = 86400.0;
 
@@ -34,16 +38,31 @@ const char *ts_call_status_name(ts_call_status status) {
     return "unknown";
 }
 
-ts_testee *ts_testee_in_process(const ts_mutant *mutant) {
+void ts_testee_no_child(ts_child *c) {
+    memset(c, 0, sizeof *c);
+    c->pid = c->supervisor = -1;
+    c->in = c->out = c->err = c->status = c->control = c->fork = -1;
+}
+
+/* A testee with no process yet. */
+static ts_testee *new_testee(void) {
     ts_testee *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    ts_testee_no_child(&t->child);
+    ts_testee_no_child(&t->server);
+    ts_testee_no_child(&t->spare);
+    t->trace_fd = -1;
+    t->timeout_scale = 1;
+    return t;
+}
+
+ts_testee *ts_testee_in_process(const ts_mutant *mutant) {
+    ts_testee *t = new_testee();
     if (!t) return NULL;
     t->in_process = true;
     ts_testee_config_init(&t->config, mutant);
     snprintf(t->description, sizeof t->description, "turnstile reference (in-process)%s%s",
              mutant ? ", mutant " : "", mutant ? mutant->name : "");
-    t->child.pid = t->child.supervisor = -1;
-    t->child.in = t->child.out = t->child.err = t->child.status = t->child.control = -1;
-    t->trace_fd = -1;
     return t;
 }
 
@@ -88,157 +107,6 @@ void ts_testee_drain_stderr(ts_testee *t) {
             break;
         }
     }
-}
-
-/* ---- ids: which request a line answers ---- */
-
-/* The "id" string of a JSON object line into out (""), without parsing it when it starts
- * {"id":"…" as most testees write it. False when the line has no string id that fits. */
-static bool line_id(const char *line, size_t len, char out[ID_MAX]) {
-    out[0] = '\0';
-    size_t i = 0;
-#define SKIP_SPACE() while (i < len && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r' || line[i] == '\n')) i++
-    SKIP_SPACE();
-    if (i < len && line[i] == '{') {
-        i++;
-        SKIP_SPACE();
-        if (len - i > 4 && memcmp(line + i, "\"id\"", 4) == 0) {
-            i += 4;
-            SKIP_SPACE();
-            if (i < len && line[i] == ':') {
-                i++;
-                SKIP_SPACE();
-                if (i < len && line[i] == '"') {
-                    size_t start = ++i;
-                    while (i < len && line[i] != '"' && line[i] != '\\' && line[i] != '\0') i++;
-                    if (i < len && line[i] == '"') {
-                        if (i - start >= ID_MAX) return false;
-                        memcpy(out, line + start, i - start);
-                        out[i - start] = '\0';
-                        return true;
-                    }
-                }
-            }
-        }
-    }
-#undef SKIP_SPACE
-    ts_arena arena; /* any other shape: the codec decides */
-    ts_arena_init(&arena);
-    ts_json value;
-    ts_error err;
-    bool found = false;
-    if (ts_codec_parse(&arena, line, len, &value, &err)) {
-        ts_str id = ts_json_string(ts_json_get(&value, "id"));
-        if (id.ptr && id.len < ID_MAX && !memchr(id.ptr, '\0', id.len)) {
-            memcpy(out, id.ptr, id.len);
-            out[id.len] = '\0';
-            found = true;
-        }
-    }
-    ts_arena_free(&arena);
-    return found;
-}
-
-static bool was_sent(const ts_testee *t, const char *id) {
-    for (size_t i = 0; i < t->sent_count; i++)
-        if (strcmp(t->sent[i], id) == 0) return true;
-    return false;
-}
-
-static void remember_sent(ts_testee *t, const char *id) {
-    if (!id[0] || was_sent(t, id)) return;
-    if (t->sent_count == t->sent_cap) {
-        size_t cap = t->sent_cap ? t->sent_cap * 2 : 64;
-        char **grown = realloc(t->sent, cap * sizeof *grown);
-        if (!grown) return;
-        t->sent = grown;
-        t->sent_cap = cap;
-    }
-    if ((t->sent[t->sent_count] = strdup(id))) t->sent_count++;
-}
-
-/* A line that is not the answer to the request in flight: counted for the request whose id
- * it carries, or (no id of an earlier request) for the request answered last. */
-static void count_extra_line(ts_testee *t, const char *line, size_t len) {
-    bool blank = true;
-    for (size_t i = 0; i < len && blank; i++) blank = line[i] == ' ' || line[i] == '\t' || line[i] == '\r';
-    if (blank) return;
-    char id[ID_MAX];
-    const char *owner = line_id(line, len, id) && was_sent(t, id) ? id : t->last_answered;
-    if (!owner[0]) return;
-    for (size_t i = 0; i < t->extra_len; i++) {
-        if (strcmp(t->extras[i].id, owner) == 0) {
-            t->extras[i].count++;
-            return;
-        }
-    }
-    extra_count *grown = realloc(t->extras, (t->extra_len + 1) * sizeof *grown);
-    if (!grown) return;
-    t->extras = grown;
-    if ((t->extras[t->extra_len].id = strdup(owner))) t->extras[t->extra_len++].count = 1;
-}
-
-int ts_testee_extra_answers(const ts_testee *t, const char *id) {
-    for (size_t i = 0; i < t->extra_len; i++)
-        if (strcmp(t->extras[i].id, id) == 0) return t->extras[i].count;
-    return 0;
-}
-
-/* ---- the child's lifetime ---- */
-
-static bool start(ts_testee *t, char *why, size_t why_size) {
-    ts_child_trace trace = {t->observe_root, t->trace_fd};
-    if (t->observe_root ? !ts_child_start_traced(&t->child, t->argv, &trace, why, why_size)
-                        : !ts_child_start(&t->child, t->argv, why, why_size))
-        return false;
-    t->running = true;
-    t->stdout_eof = false;
-    t->answers_this_start = 0;
-    t->pending_len = 0;
-    t->stdout_read = 0;
-    t->armed_this_start = t->arm_pending && ts_child_arm(&t->child, t->arm_subroot, t->arm_count, t->arm_after);
-    t->arm_pending = false;
-    return true;
-}
-
-bool ts_testee_observe(ts_testee *t, const char *root, int trace_fd) {
-    if (t->in_process) return false;
-    bool same = (!root && !t->observe_root) || (root && t->observe_root && !strcmp(root, t->observe_root));
-    if (same && t->trace_fd == trace_fd) return true;
-    free(t->observe_root);
-    t->observe_root = root ? strdup(root) : NULL;
-    t->trace_fd = trace_fd;
-    if (t->running) ts_testee_kill(t); /* started otherwise: the next start is observed */
-    return !root || t->observe_root != NULL;
-}
-
-bool ts_testee_arm(ts_testee *t, const char *subroot, uint64_t count, bool after) {
-    if (t->in_process || !t->observe_root) return false;
-    if (t->running && !t->child.ended) {
-        t->armed_this_start = ts_child_arm(&t->child, subroot, count, after);
-        return t->armed_this_start;
-    }
-    snprintf(t->arm_subroot, sizeof t->arm_subroot, "%s", subroot);
-    t->arm_count = count;
-    t->arm_after = after;
-    t->arm_pending = true;
-    return true;
-}
-
-uint64_t ts_testee_stdout_offset(const ts_testee *t) {
-    return t->in_process || !t->running ? 0 : t->stdout_read - t->pending_len;
-}
-
-/* Kills the child if asked (or if it is still running), keeps its last stderr, clears its
- * whole process tree. */
-void ts_testee_stop_child(ts_testee *t, bool kill_it) {
-    if (!t->running) return;
-    if (kill_it) ts_child_kill(&t->child);
-    ts_child_wait_ended(&t->child, kill_it ? 5.0 : 0.0);
-    ts_testee_drain_stderr(t);
-    ts_child_finish(&t->child);
-    t->running = false;
-    t->pending_len = 0;
 }
 
 /* A start ended (died or was killed) by the testee's fault: after SILENT_STARTS of them
@@ -320,7 +188,7 @@ static bool count_pending_as_extra(ts_testee *t) {
         size_t end = newline ? (size_t)(newline - t->pending) : t->pending_len;
         for (size_t i = at; i < end && !extra; i++)
             extra = t->pending[i] != ' ' && t->pending[i] != '\t' && t->pending[i] != '\r';
-        count_extra_line(t, t->pending + at, end - at);
+        ts_testee_count_extra_line(t, t->pending + at, end - at);
         at = end + 1;
     }
     t->pending_len = 0;
@@ -343,9 +211,9 @@ static bool take_answer(ts_testee *t, const char *id, ts_buf *answer) {
         size_t line_len = (size_t)(newline - t->pending);
         size_t body = line_len && t->pending[line_len - 1] == '\r' ? line_len - 1 : line_len;
         char line_owner[ID_MAX];
-        bool earlier = id[0] && line_id(t->pending, body, line_owner) && strcmp(line_owner, id) != 0 &&
-                       was_sent(t, line_owner);
-        if (earlier) count_extra_line(t, t->pending, body);
+        bool earlier = id[0] && ts_testee_line_id(t->pending, body, line_owner) && strcmp(line_owner, id) != 0 &&
+                       ts_testee_was_sent(t, line_owner);
+        if (earlier) ts_testee_count_extra_line(t, t->pending, body);
         else ts_buf_append(answer, t->pending, body);
         memmove(t->pending, newline + 1, t->pending_len - line_len - 1);
         t->pending_len -= line_len + 1;
@@ -372,13 +240,16 @@ ts_testee *ts_testee_spawn(char *const argv[], const ts_testee_options *options,
         snprintf(why, why_size, "the restart limit must not be negative");
         return NULL;
     }
+    if (checked.start_timeout_seconds == 0) checked.start_timeout_seconds = default_start_timeout;
+    if (!isfinite(checked.start_timeout_seconds) || checked.start_timeout_seconds < 0 ||
+        checked.start_timeout_seconds > max_timeout) {
+        snprintf(why, why_size, "the start timeout must be a number of seconds above 0 and at most %.0f", max_timeout);
+        return NULL;
+    }
     if (!checked.max_answer_bytes) checked.max_answer_bytes = (size_t)16 << 20;
     if (!checked.max_restarts) checked.max_restarts = 20;
-    ts_testee *t = calloc(1, sizeof *t);
+    ts_testee *t = new_testee();
     if (!t) return NULL;
-    t->child.pid = t->child.supervisor = -1;
-    t->child.in = t->child.out = t->child.err = t->child.status = t->child.control = -1;
-    t->trace_fd = -1;
     size_t argc = 0;
     while (argv[argc]) argc++;
     t->argv = calloc(argc + 1, sizeof *t->argv);
@@ -394,11 +265,44 @@ ts_testee *ts_testee_spawn(char *const argv[], const ts_testee_options *options,
         if (used >= sizeof t->description) used = sizeof t->description - 1;
     }
     t->options = checked;
-    if (!start(t, why, why_size)) {
+    if (!ts_testee_start_child(t, why, why_size)) {
         ts_testee_close(t);
         return NULL;
     }
     return t;
+}
+
+/* deadline = when, or the case's deadline when it comes first (then true). */
+static bool set_deadline(const ts_testee *t, double when, double *deadline) {
+    bool case_first = t->deadline > 0 && t->deadline < when;
+    *deadline = case_first ? t->deadline : when;
+    return case_first;
+}
+
+/* Has the testee read everything written to its stdin (the pipe is empty)? */
+static bool request_read(const ts_testee *t) {
+    int unread = 0;
+    return ioctl(t->child.in, FIONREAD, &unread) != 0 || unread == 0;
+}
+
+/* The call's bound ran out: before its start was over (starting), before it read the request
+ * (reading), or before its answer. A testee the host starved (load_probe.h) is said so: its
+ * timeout is no verdict on it. The child is killed. */
+static void timed_out(ts_testee *t, bool starting, bool reading, double timeout, ts_call_result *result) {
+    char load[120], how[120];
+    result->status = TS_CALL_TIMEOUT;
+    result->loaded = ts_load_probe(t->child.pid, load_probe_seconds, load, sizeof load);
+    if (starting)
+        snprintf(how, sizeof how, "did not read its first request within %.3g s of its start (--start-timeout)",
+                 t->options.start_timeout_seconds);
+    else if (reading)
+        snprintf(how, sizeof how, "did not read the request within %.3g s", timeout);
+    else
+        snprintf(how, sizeof how, "gave no answer within %.3g s", timeout);
+    snprintf(result->detail, sizeof result->detail, "the testee %.100s%s%.40s%s", how,
+             result->loaded ? " while the host was loaded (" : "", result->loaded ? load : "", result->loaded ? "): no verdict on it" : "");
+    ts_testee_stop_child(t, true);
+    start_failed(t, how);
 }
 
 /* Writes request (unless NULL) to the child and reads the line that answers it. check_extra:
@@ -415,7 +319,7 @@ void ts_testee_call_child(ts_testee *t, const char *request, size_t len, ts_buf 
         return;
     }
     char id[ID_MAX] = "";
-    if (request && !line_id(request, len, id)) id[0] = '\0';
+    if (request && !ts_testee_line_id(request, len, id)) id[0] = '\0';
     if (t->running && request && check_extra) {
         result->extra_output = ts_testee_has_extra_output(t);
         if (t->child.ended) { /* it died after its last answer: this request finds it dead */
@@ -426,7 +330,8 @@ void ts_testee_call_child(ts_testee *t, const char *request, size_t len, ts_buf 
         }
     }
     if (!t->running) {
-        if (t->stopped_on_purpose) {
+        if (!t->started_once) { /* a copy's first start (ts_testee_copy) is no restart */
+        } else if (t->stopped_on_purpose) {
             t->planned_restarts++;
         } else if (t->restarts >= t->options.max_restarts) {
             result->status = TS_CALL_UNAVAILABLE;
@@ -437,23 +342,33 @@ void ts_testee_call_child(ts_testee *t, const char *request, size_t len, ts_buf 
             t->restarts++;
         }
         t->stopped_on_purpose = false;
-        if (!start(t, result->detail, sizeof result->detail)) {
+        if (!ts_testee_start_child(t, result->detail, sizeof result->detail)) {
             result->status = TS_CALL_UNAVAILABLE;
             return;
         }
     }
-    remember_sent(t, id);
+    ts_testee_remember_sent(t, id);
     /* Write the request (and newline) while reading stdout/stderr, so a testee that answers
      * before reading everything cannot deadlock us; watch the supervisor's report, so a dead
-     * testee is seen at once even when something it started still holds its stdout. */
-    double deadline = ts_testee_now_seconds() + t->options.timeout_seconds;
-    bool case_deadline = t->deadline > 0 && t->deadline < deadline; /* the case's comes first */
-    if (case_deadline) deadline = t->deadline;
+     * testee is seen at once even when something it started still holds its stdout. The answer's
+     * timeout runs from when the testee has read the request whole (the pipe is empty): until
+     * then a start is timed by its own bound, and a running testee by the answer's. */
+    double timeout = t->options.timeout_seconds * t->timeout_scale;
+    bool reading = request != NULL, starting = reading && !t->read_first;
+    double deadline = 0, recheck = 0.001;
+    bool case_deadline = set_deadline(t, ts_testee_now_seconds() + (starting ? t->options.start_timeout_seconds : timeout),
+                                      &deadline);
     size_t sent = 0, total = request ? len + 1 : 0;
     for (;;) {
         if (sent == total && take_answer(t, id, answer)) {
+            t->read_first = true;
             result->status = TS_CALL_ANSWERED;
             return;
+        }
+        if (reading && sent == total && request_read(t)) {
+            reading = starting = false;
+            t->read_first = true;
+            case_deadline = set_deadline(t, ts_testee_now_seconds() + timeout, &deadline);
         }
         if (t->pending_len > t->options.max_answer_bytes) {
             result->status = TS_CALL_TOO_LARGE;
@@ -491,17 +406,14 @@ void ts_testee_call_child(ts_testee *t, const char *request, size_t len, ts_buf 
             return;
         }
         if (left <= 0) {
-            result->status = TS_CALL_TIMEOUT;
-            snprintf(result->detail, sizeof result->detail, "no answer within %.3g s", t->options.timeout_seconds);
-            ts_testee_stop_child(t, true);
-            char how[80];
-            snprintf(how, sizeof how, "gave no answer within %.3g s", t->options.timeout_seconds);
-            start_failed(t, how);
+            timed_out(t, starting, reading, timeout, result);
             return;
         }
+        double wait = left;
+        if (reading && sent == total && recheck < wait) wait = recheck, recheck *= 2; /* has it read the request? */
         struct pollfd fds[4] = {{t->child.status, POLLIN, 0}, {t->child.out, POLLIN, 0}, {t->child.err, POLLIN, 0},
                                 {sent < total ? t->child.in : -1, POLLOUT, 0}};
-        int ready = poll(fds, 4, (int)(left * 1000) + 1);
+        int ready = poll(fds, 4, (int)(wait * 1000) + 1);
         if (ready < 0 && errno != EINTR) {
             result->status = TS_CALL_UNAVAILABLE;
             snprintf(result->detail, sizeof result->detail, "poll failed: %s", strerror(errno));
@@ -531,9 +443,9 @@ void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answe
     ts_testee_call_child(t, request, len, answer, result, true);
 }
 
-void ts_testee_stop(ts_testee *t) { ts_testee_finish(t); }
-
-void ts_testee_finish(ts_testee *t) {
+/* Closes the child's stdin and reads what it writes until it exits (2 s at most, then it is
+ * killed); output after its last answer counts as second answers. */
+static void finish_child(ts_testee *t) {
     if (t->in_process || !t->running) return;
     if (t->child.in >= 0) close(t->child.in);
     t->child.in = -1;
@@ -555,6 +467,14 @@ void ts_testee_finish(ts_testee *t) {
     count_pending_as_extra(t);
     ts_testee_stop_child(t, !t->child.ended);
     t->stopped_on_purpose = true;
+}
+
+void ts_testee_stop(ts_testee *t) { finish_child(t); }
+
+void ts_testee_finish(ts_testee *t) {
+    if (t->in_process) return;
+    finish_child(t);
+    ts_testee_stop_warm(t);
 }
 
 const char *ts_testee_failure(const ts_testee *t) { return t->failure; }
@@ -584,11 +504,52 @@ void ts_testee_clear_stderr_tail(ts_testee *t) {
 int ts_testee_restarts(const ts_testee *t) { return t->restarts + t->planned_restarts; }
 const char *ts_testee_description(const ts_testee *t) { return t->description; }
 
+ts_testee *ts_testee_copy(const ts_testee *t) {
+    if (t->in_process) return ts_testee_in_process(t->config.mutant);
+    ts_testee *copy = new_testee();
+    if (!copy) return NULL;
+    size_t argc = 0;
+    while (t->argv[argc]) argc++;
+    if (!(copy->argv = calloc(argc + 1, sizeof *copy->argv))) {
+        free(copy);
+        return NULL;
+    }
+    for (size_t i = 0; i < argc; i++)
+        if (!(copy->argv[i] = strdup(t->argv[i]))) {
+            ts_testee_close(copy);
+            return NULL;
+        }
+    copy->options = t->options;
+    copy->warm = t->warm;
+    memcpy(copy->description, t->description, sizeof copy->description);
+    return copy;
+}
+
+/* Closes a ts_child's descriptors and nothing else. */
+static void close_child_fds(ts_child *c) {
+    int fds[] = {c->in, c->out, c->err, c->instance ? -1 : c->status, c->instance ? -1 : c->control, c->fork};
+    for (size_t i = 0; i < sizeof fds / sizeof *fds; i++)
+        if (fds[i] >= 0) close(fds[i]);
+}
+
+void ts_testee_forget(ts_testee *t) {
+    if (!t) return;
+    close_child_fds(&t->child);
+    close_child_fds(&t->server);
+    close_child_fds(&t->spare);
+    ts_testee_no_child(&t->child);
+    ts_testee_no_child(&t->server);
+    ts_testee_no_child(&t->spare);
+    t->running = false;
+    ts_testee_close(t);
+}
+
 void ts_testee_close(ts_testee *t) {
     if (!t) return;
     if (!t->in_process) {
         ts_testee_finish(t);
         ts_child_finish(&t->child);
+        ts_testee_stop_warm(t);
     }
     if (t->argv)
         for (size_t i = 0; t->argv[i]; i++) free(t->argv[i]);

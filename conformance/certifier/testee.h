@@ -38,6 +38,8 @@ const char *ts_call_status_name(ts_call_status status);
 typedef struct ts_call_result {
     ts_call_status status;
     int code;              /* exit status or signal number */
+    bool loaded;           /* TS_CALL_TIMEOUT while the testee waited for a CPU more than it ran or
+                            * slept (the host was too loaded to tell a hang): no verdict on it */
     bool extra_output;     /* output came after the last answer, before this request (found
                             * now; counted for the request it answered: ts_testee_extra_answers) */
     char detail[200];
@@ -52,13 +54,25 @@ typedef struct ts_call_result {
 typedef struct ts_testee ts_testee;
 
 typedef struct ts_testee_options {
-    double timeout_seconds;     /* per answer; 0: default 5; at most 86400 */
+    double timeout_seconds;     /* per answer, counted from when the testee has read the request
+                                 * (or reply) whole; 0: default 5; at most 86400 */
     size_t max_answer_bytes;    /* 0: default 16 MiB */
     int max_restarts;           /* 0: default 20 */
     double kill_settle_seconds; /* ts_testee_converse: before a kill, let the testee act on the replies
                                  * it has (read, unanswered, what it writes until it is this long
                                  * silent); 0: automatic (ts_testee_set_auto_settle); < 0: kill at once */
+    double start_timeout_seconds; /* a start: until the testee has read its first request whole
+                                 * (or a fork server forked), apart from the answer's timeout;
+                                 * 0: default 60; at most 86400 */
 } ts_testee_options;
+
+/* How a child testee's later starts are made (PROTOCOL.md, fork servers): each a new process of
+ * the command (off); an instance forked by a fork server of the command, which loaded it once
+ * (fork: for a testee whose hello says "fork": true); or a process started ahead of need while
+ * the current one works, taken when a start is needed (pool). A warm start is a start: the
+ * process has read nothing and holds nothing of any run. A fork server that fails is said once
+ * on stderr and the testee goes on with cold starts. */
+typedef enum ts_testee_warm { TS_WARM_OFF, TS_WARM_POOL, TS_WARM_FORK } ts_testee_warm;
 
 /* The reference (or a mutant) answering in-process. */
 ts_testee *ts_testee_in_process(const ts_mutant *mutant);
@@ -67,6 +81,27 @@ ts_testee *ts_testee_in_process(const ts_mutant *mutant);
  * `why`) when it cannot be started, or when an option is out of range (a timeout that is not
  * a finite number of seconds in (0, 86400], a negative max_restarts). */
 ts_testee *ts_testee_spawn(char *const argv[], const ts_testee_options *options, char *why, size_t why_size);
+
+/* A new testee of the same kind and options (warm mode included), started by its first call; the
+ * reference in-process: the same mutant. NULL when out of memory. */
+ts_testee *ts_testee_copy(const ts_testee *t);
+
+/* In a process forked from the one that made t (a worker): t is not this process's to stop; its
+ * descriptors are closed and it is freed, and nothing it started is touched. Accepts NULL. */
+void ts_testee_forget(ts_testee *t);
+
+/* The warm mode of later starts (a running child is stopped when the mode changes). No-op
+ * in-process. */
+void ts_testee_set_warm(ts_testee *t, ts_testee_warm warm);
+ts_testee_warm ts_testee_warm_mode(const ts_testee *t);
+
+/* The answer timeout times `scale` (1: as configured), for a retry on a loaded host. */
+void ts_testee_scale_timeout(ts_testee *t, double scale);
+
+/* Processes this testee started: `execs` new processes of the command (cold starts, fork servers
+ * and processes started ahead of need), of which `pooled` were taken from the pool, and `forked`
+ * fork-server instances. */
+void ts_testee_starts(const ts_testee *t, long *execs, long *pooled, long *forked);
 
 /* Sends one request line (no newline) and reads the answer line into answer (cleared first).
  * With request NULL, sends nothing and reads the next line (after a stale answer). */
@@ -133,8 +168,9 @@ bool ts_testee_arm(ts_testee *t, const char *subroot, uint64_t count, bool after
  * answer): the bytes it wrote before the lines not yet read. 0 in-process. */
 uint64_t ts_testee_stdout_offset(const ts_testee *t);
 
-/* Stops the child as a clean restart does (ts_testee_finish): closes its stdin, waits up to 2 s, then kills it.
- * The next call starts the command again (not counted as a restart). No-op in-process. */
+/* Stops the child as a clean restart does: closes its stdin, waits up to 2 s, then kills it (a
+ * fork server and a pooled process stay). The next call starts the command again (not counted as
+ * a restart). No-op in-process. */
 void ts_testee_stop(ts_testee *t);
 
 /* Checks whether the testee wrote anything after its last answer (a second answer). */
@@ -145,9 +181,13 @@ bool ts_testee_has_extra_output(ts_testee *t);
  * last. 0 for in-process testees. */
 int ts_testee_extra_answers(const ts_testee *t, const char *id);
 
+/* The i-th request id that drew lines beyond its answer, with how many (false past the last). */
+bool ts_testee_extra_at(const ts_testee *t, size_t i, const char **id, int *count);
+
 /* The end of a run: closes the child's stdin and reads what it writes until it exits (2 s at
- * most, then it is killed), so that a second answer to the last request is counted too. The
- * next call starts the child again. No-op in-process. */
+ * most, then it is killed), so that a second answer to the last request is counted too; a fork
+ * server and a pooled process are stopped too, their trees cleared. The next call starts the
+ * child again. No-op in-process. */
 void ts_testee_finish(ts_testee *t);
 
 /* Why the testee cannot be used ("it never answered: ...": how its last start ended, and the

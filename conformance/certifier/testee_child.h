@@ -1,4 +1,4 @@
-/* testee_child.h — private to testee.c and testee_converse.c: the child-process testee's state
+/* testee_child.h — private to testee.c, testee_start.c, testee_ids.c and testee_converse.c: the child-process testee's state
  * and the steps both use. Not part of the certifier's interface (that is testee.h).
  */
 #ifndef TURNSTILE_CONFORMANCE_CERTIFIER_TESTEE_CHILD_H
@@ -29,6 +29,7 @@ struct ts_testee {
     ts_testee_options options;
     ts_child child;
     bool running;                /* child started and not stopped yet (it may have ended) */
+    bool started_once;           /* some start was made */
     bool stdout_eof;             /* its stdout reached end of file */
     int answers_this_start;
     char *pending;               /* stdout bytes read past the last answer line */
@@ -57,10 +58,34 @@ struct ts_testee {
     uint64_t stdout_read;        /* bytes read from this start's stdout */
     double auto_settle;          /* ts_testee_set_auto_settle's quiet, seconds (0: none) */
     bool line_pipelined;         /* the line on_line is handed came before the last reply was read */
+    bool read_first;             /* this start has read a request whole (its start is over) */
+    double timeout_scale;        /* ts_testee_scale_timeout */
+    ts_testee_warm warm;
+    ts_child server;             /* warm fork: the fork server instances come from (pid -1: none) */
+    ts_child spare;              /* warm pool: a process started ahead of need (pid -1: none) */
+    long execs, pooled, forked;  /* ts_testee_starts */
     char description[256];
 };
 
 double ts_testee_now_seconds(void);
+
+/* Request ids (testee_ids.c): the "id" string of a JSON object line into out (false when it has
+ * none that fits ID_MAX); whether id was sent to the testee; remembering one sent (copied); a
+ * line that answers a request already answered, counted as a second answer of it. */
+bool ts_testee_line_id(const char *line, size_t len, char out[ID_MAX]);
+bool ts_testee_was_sent(const ts_testee *t, const char *id);
+void ts_testee_remember_sent(ts_testee *t, const char *id);
+void ts_testee_count_extra_line(ts_testee *t, const char *line, size_t len);
+
+/* c with no process (every descriptor -1). */
+void ts_testee_no_child(ts_child *c);
+
+/* Starts the child (testee_start.c): warm when the mode gives a warm start, else a new process;
+ * armed for the observer when an arming waits. False (why) when no process could be started. */
+bool ts_testee_start_child(ts_testee *t, char *why, size_t why_size);
+
+/* Stops the fork server and the pooled process, clearing their trees (testee_start.c). */
+void ts_testee_stop_warm(ts_testee *t);
 
 /* Moves what the child wrote on stderr into the kept tail. */
 void ts_testee_drain_stderr(ts_testee *t);

@@ -339,6 +339,8 @@ static bool send(ts_case_world *w, const char *action, long of, int attempt) {
     if (result.status == TS_CALL_ANSWERED && !w->protocol[0] && w->answer && !run->limit) return true;
     if (result.status == TS_CALL_CASE_TIMEOUT && !run->limit)
         reach_limit(w, "case-timeout", "the case reached its deadline (--case-timeout) waiting for a line");
+    if (result.status == TS_CALL_TIMEOUT && result.loaded && !run->limit) /* the host starved it: no verdict (load_probe.h) */
+        reach_limit(w, "overloaded", result.detail);
     run->outcome = run->limit ? run->limit : w->protocol[0] ? "protocol-error" : ts_call_status_name(result.status);
     if (!run->limit) snprintf(run->detail, sizeof run->detail, "%s", w->protocol[0] ? w->protocol : result.detail);
     if (result.status == TS_CALL_ANSWERED && !w->protocol[0] && !run->limit)

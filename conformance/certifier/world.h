@@ -37,7 +37,8 @@ bool ts_case_world_needs_async(const ts_case_world *w);
 
 /* The case's bounds: world calls and commit notices per action, the case's deadline
  * (ts_testee_clock seconds, 0 none), and the history's size. Each, when reached, ends the run
- * and the case with a harness outcome ("point-limit", "case-timeout", "history-limit"). */
+ * and the case with a harness outcome ("point-limit", "case-timeout", "history-limit"); so does
+ * a timeout the host's load caused ("overloaded": testee.h, ts_call_result.loaded). */
 void ts_case_world_set_bounds(ts_case_world *w, long max_points_per_action, double deadline);
 
 /* How a run ended. */

@@ -11,7 +11,9 @@
 #include "conformance/certifier/report.h"
 #include "conformance/certifier/run.h"
 #include "conformance/certifier/suite.h"
+#include "conformance/certifier/supervise.h"
 #include "conformance/certifier/testee.h"
+#include "conformance/cli/certify_live.h"
 #include "conformance/cli/cli.h"
 
 static const char certify_usage[] =
@@ -45,7 +47,10 @@ static const char certify_usage[] =
     "  --write-expected-failures FILE   write this run's failures as such a list ('-': stdout);\n"
     "                            an existing FILE is edited in place: entries that now pass go,\n"
     "                            new failures are added, comments, order and patterns stay\n"
-    "  --timeout SECONDS         per answer (default 5; at most 3600)\n"
+    "  --timeout SECONDS         per answer, from when the testee has read the request (default 5;\n"
+    "                            at most 3600)\n"
+    "  --start-timeout SECONDS   per start, until the testee has read its first request (default 60;\n"
+    "                            at most 3600): a slow start is timed apart from an answer\n"
     "  --case-timeout SECONDS    per case, kill runs included (default 600; at most 86400): a case\n"
     "                            still running then ends as 'case-timeout'\n"
     "  --max-answer-bytes N      per line the testee writes (default 16777216)\n"
@@ -68,6 +73,17 @@ static const char certify_usage[] =
     "                            it: unsynced-lost, dropped:N, reordered:N, torn:N)\n"
     "  --exact-points            one kill run per point and crash state: none merged as the same\n"
     "                            experiment (the same action, answer and store changes)\n"
+    "  --jobs N                  resume cases: play runs on N testees at once, each in a worker\n"
+    "                            process of its own (default: the number of cores; 1: one testee).\n"
+    "                            The report is the one --jobs 1 gives\n"
+    "  --warm auto|fork|pool|off how a resume run restarts the testee: fork (a fork server forks a\n"
+    "                            fresh instance: for testees whose hello says \"fork\": true), pool\n"
+    "                            (the next process is started while the current one works), off (a\n"
+    "                            new process each time); auto (the default) is pool (fork is not yet\n"
+    "                            proven equivalent to a cold start for every testee)\n"
+    "  --shard K/N               run only the cases dealt to shard K of N (every Nth resume case and\n"
+    "                            every Nth other case, from the Kth); turnstile report --merge joins\n"
+    "                            the N shards' --report-json files into one certificate\n"
     "  --judge-states N          judging budget per answer: search states beyond one per response\n"
     "                            group (default 1000000; 0: no limit)\n"
     "  --judge-seconds S         judging budget per answer: CPU seconds of that search (default 10;\n"
@@ -93,7 +109,8 @@ typedef struct certify_args {
     int progress; /* -1: decide by the terminal */
     const char *mutant_name, *suite_root, *json_path, *junit_path, *expected_path, *write_expected, *platform;
     const char *timeout_text, *max_answer_text, *kill_points_text, *kill_settle_text, *kill_at_text;
-    const char *case_timeout_text, *max_points_text;
+    const char *case_timeout_text, *max_points_text, *start_timeout_text, *jobs_text, *warm_text, *shard_text;
+    int jobs, warm, shard_index, shard_count;
     double case_timeout;   /* 0: the default */
     long max_points;       /* 0: the default */
     const char *judge_states_text, *judge_seconds_text;
@@ -198,6 +215,30 @@ static int parse(int argc, char **argv, certify_args *a) {
             if (end == a->timeout_text || *end || !isfinite(t) || t <= 0 || t > 3600)
                 return usage_error("--timeout needs a number of seconds above 0 and at most 3600, not '%s'", a->timeout_text);
             a->testee_options.timeout_seconds = t;
+        } else if (!strcmp(o, "--start-timeout")) {
+            a->start_timeout_text = argv[++i];
+            double t;
+            if (!ts_cli_parse_real("certify", "--start-timeout", a->start_timeout_text, 0.001, 3600, &t)) return TS_EXIT_USAGE;
+            a->testee_options.start_timeout_seconds = t;
+        } else if (!strcmp(o, "--jobs")) {
+            unsigned long long n = 0;
+            a->jobs_text = argv[++i];
+            if (!ts_cli_parse_whole("certify", "--jobs", a->jobs_text, 1, 64, &n)) return TS_EXIT_USAGE;
+            a->jobs = (int)n;
+        } else if (!strcmp(o, "--warm")) {
+            const char *v = a->warm_text = argv[++i];
+            if (!strcmp(v, "auto")) a->warm = TS_RUN_WARM_AUTO;
+            else if (!strcmp(v, "fork")) a->warm = TS_WARM_FORK;
+            else if (!strcmp(v, "pool")) a->warm = TS_WARM_POOL;
+            else if (!strcmp(v, "off")) a->warm = TS_WARM_OFF;
+            else return usage_error("--warm takes auto, fork, pool or off, not '%s'", v);
+        } else if (!strcmp(o, "--shard")) {
+            const char *v = a->shard_text = argv[++i];
+            int k = 0, n = 0, used = 0;
+            if (sscanf(v, "%d/%d%n", &k, &n, &used) != 2 || v[used] || n < 1 || n > 1000 || k < 1 || k > n)
+                return usage_error("--shard takes K/N with 1 <= K <= N <= 1000, not '%s'", v);
+            a->shard_index = k;
+            a->shard_count = n;
         } else if (!strcmp(o, "--case-timeout")) {
             a->case_timeout_text = argv[++i];
             if (!ts_cli_parse_real("certify", "--case-timeout", a->case_timeout_text, 0, 86400, &a->case_timeout))
@@ -273,6 +314,8 @@ static void printed_commands(const certify_args *a, const char *argv0, const ts_
     if (a->kill_points_text) ts_buf_append_str(before, " --kill-points "), ts_cli_shell_quote(before, a->kill_points_text);
     if (a->kill_at_text) ts_buf_append_str(before, " --kill-at "), ts_cli_shell_quote(before, a->kill_at_text);
     if (a->kill_settle_text) ts_buf_append_str(before, " --kill-settle "), ts_cli_shell_quote(before, a->kill_settle_text);
+    if (a->start_timeout_text) ts_buf_append_str(before, " --start-timeout "), ts_cli_shell_quote(before, a->start_timeout_text);
+    if (a->warm_text) ts_buf_append_str(before, " --warm "), ts_cli_shell_quote(before, a->warm_text);
     if (a->nemesis_text) ts_buf_append_str(before, " --nemesis "), ts_cli_shell_quote(before, a->nemesis_text);
     if (a->exact_points) ts_buf_append_str(before, " --exact-points");
     if (a->judge_states_text) ts_buf_append_str(before, " --judge-states "), ts_cli_shell_quote(before, a->judge_states_text);
@@ -360,17 +403,6 @@ static void discard_outputs(outputs *o) {
     ts_expected_failures_free(&o->list_base);
 }
 
-typedef struct progress_state {
-    bool shown;
-} progress_state;
-
-static void show_progress(void *context, size_t done, size_t total, const ts_case *c) {
-    progress_state *p = context;
-    fprintf(stderr, "\r\033[K[%zu/%zu] %.60s", done, total, c->id);
-    if (done == total) fputs("\r\033[K", stderr);
-    fflush(stderr);
-    p->shown = done != total;
-}
 
 static int load_suite(const certify_args *a, ts_suite *suite) {
     ts_error err;
@@ -380,23 +412,21 @@ static int load_suite(const certify_args *a, ts_suite *suite) {
 }
 
 static int print_requests(const ts_suite *suite, const ts_run_options *selection) {
-    for (size_t i = 0; i < suite->count; i++) {
-        if (!ts_run_case_selected(selection, &suite->cases[i])) continue;
-        fwrite(suite->cases[i].request, 1, suite->cases[i].request_len, stdout);
+    const ts_case **cases = calloc(suite->count ? suite->count : 1, sizeof *cases);
+    if (!cases) return TS_EXIT_FAILURE;
+    size_t n = ts_run_shard_cases(suite, selection, cases, NULL);
+    for (size_t i = 0; i < n; i++) {
+        fwrite(cases[i]->request, 1, cases[i]->request_len, stdout);
         fputc('\n', stdout);
     }
+    free(cases);
     return fflush(stdout) == 0 ? TS_EXIT_OK : TS_EXIT_FAILURE;
 }
 
-/* After the run: the gate, the reports, the exit status. */
-static int report(const certify_args *a, ts_certification *result, const char *argv0, outputs *o,
+/* After the run: the gate, the reports, the exit status. The text report's blocks were streamed
+ * (live); its summary comes now. An interrupted run writes its partial certificate and no list. */
+static int report(const certify_args *a, ts_certification *result, ts_report_context ctx, ts_certify_live *live, outputs *o,
                   const ts_expected_failures *expected) {
-    ts_buf before, after;
-    ts_buf_init(&before);
-    ts_buf_init(&after);
-    printed_commands(a, argv0, result->suite, &before, &after);
-    ts_report_context ctx = {before.data ? before.data : "turnstile certify", after.data ? after.data : "", NULL, NULL,
-                             a->expected_path, NULL};
     ts_gate_counts gate;
     char *gate_text = NULL;
     size_t gate_len = 0;
@@ -418,10 +448,12 @@ static int report(const certify_args *a, ts_certification *result, const char *a
         ctx.gate_text = gate_text;
         ctx.expected = expected;
     }
-    FILE *text = o->json.stream == stdout || o->junit.stream == stdout || o->list.stream == stdout ? stderr : stdout;
-    ts_report_text(text, result, &ctx, a->verbose);
+    ts_certify_live_finish(live, result, &ctx);
     int status;
-    if (result->harness_failure[0]) {
+    if (result->interrupted) {
+        fprintf(stderr, "turnstile certify: interrupted by signal %d: partial certificate (incomplete)\n", result->interrupted);
+        status = 128 + result->interrupted;
+    } else if (result->harness_failure[0]) {
         fprintf(stderr, "turnstile certify: %s: no verdict (exit 3)\n", result->harness_failure);
         status = TS_EXIT_HARNESS;
     } else if (expected) {
@@ -433,7 +465,7 @@ static int report(const certify_args *a, ts_certification *result, const char *a
     bool ok = true;
     if (o->json.stream) ok &= ts_report_json(o->json.stream, result, &ctx) && commit_output(&o->json);
     if (o->junit.stream) ok &= ts_report_junit(o->junit.stream, result, &ctx) && commit_output(&o->junit);
-    if (o->list.stream && result->harness_failure[0]) { /* no verdict: the list is left as it was */
+    if (o->list.stream && (result->harness_failure[0] || result->interrupted)) { /* no verdict: the list is left as it was */
         fprintf(stderr, "turnstile certify: %s not written: the run has no verdict\n", a->write_expected);
     } else if (o->list.stream) {
         ok &= ts_expected_failures_write(o->list.stream, result, &o->list_base) && commit_output(&o->list);
@@ -442,8 +474,6 @@ static int report(const certify_args *a, ts_certification *result, const char *a
     if (fflush(stdout) != 0) status = status == TS_EXIT_OK ? TS_EXIT_FAILURE : status;
     discard_outputs(o); /* whatever was not committed */
     free(gate_text);
-    ts_buf_free(&before);
-    ts_buf_free(&after);
     return status;
 }
 
@@ -462,12 +492,16 @@ static int certify(int argc, char **argv, certify_args *a) {
     a->progress = -1;
     a->nemesis = TS_NEMESIS_POWER_LOSS;
     a->suite_root = ts_suite_default_root();
-    a->testee_options = (ts_testee_options){5.0, (size_t)16 << 20, 20, 0};
+    a->testee_options = (ts_testee_options){5.0, (size_t)16 << 20, 20, 0, 60.0};
+    a->warm = TS_RUN_WARM_AUTO;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    a->jobs = cores > 64 ? 64 : cores < 1 ? 1 : (int)cores;
     int status = parse(argc, argv, a);
     if (status >= 0) return status;
     ts_run_options options = {a->rule_count ? a->rules : NULL, a->rule_count, a->glob_count ? a->globs : NULL, a->glob_count,
-                              a->repeat, a->platform, NULL, NULL, a->kill_points, a->kill_at, a->case_timeout, a->max_points,
-                              a->nemesis, a->crash_state, a->exact_points, NULL, a->budget};
+                              a->repeat, a->platform, NULL, NULL, NULL, a->kill_points, a->kill_at, a->case_timeout, a->max_points,
+                              a->nemesis, a->crash_state, a->exact_points, NULL, a->warm, a->jobs, a->shard_index,
+                              a->shard_count, a->budget};
     int chosen = a->reference + (a->mutant_name != NULL) + (a->command && a->command[0]);
     if (!a->print_requests && chosen != 1)
         return usage_error("%s", "name one testee: --reference, --mutant NAME, or -- COMMAND ARGS...");
@@ -511,24 +545,39 @@ static int certify(int argc, char **argv, certify_args *a) {
     }
     status = !outputs_ok ? TS_EXIT_USAGE : !testee ? TS_EXIT_HARNESS : TS_EXIT_OK;
     if (testee) {
-        progress_state progress = {false};
-        bool show = a->progress == 1 || (a->progress == -1 && isatty(STDERR_FILENO) && !(getenv("CI") && *getenv("CI")));
-        if (show) {
-            options.progress = show_progress;
-            options.progress_context = &progress;
-        }
+        ts_buf before, after;
+        ts_buf_init(&before);
+        ts_buf_init(&after);
+        printed_commands(a, argv[-1], &suite, &before, &after);
+        ts_report_context ctx = {before.data ? before.data : "turnstile certify", after.data ? after.data : "", NULL, NULL,
+                                 a->expected_path, NULL};
+        ts_certify_live live = {.text = out.json.stream == stdout || out.junit.stream == stdout || out.list.stream == stdout
+                                            ? stderr : stdout,
+                                .progress = a->progress == 1 || (a->progress == -1 && isatty(STDERR_FILENO) &&
+                                                                 !(getenv("CI") && *getenv("CI"))),
+                                .verbose = a->verbose, .ctx = &ctx, .expected = a->expected_path ? &expected : NULL};
+        options.progress = ts_certify_live_progress;
+        options.decided = ts_certify_live_decided;
+        options.progress_context = &live;
+        ts_child_defer_signals(); /* a CI timeout's SIGTERM leaves a partial certificate */
         ts_certification result;
+        result.turnstile_version = ts_cli_version;
+        result.turnstile_commit = ts_cli_commit;
         if (!ts_certify(&suite, testee, &options, &result)) {
             fprintf(stderr, "turnstile certify: out of memory\n");
             status = TS_EXIT_FAILURE;
         } else {
-            if (progress.shown) fputs("\r\033[K", stderr);
-            result.turnstile_version = ts_cli_version;
-            result.turnstile_commit = ts_cli_commit;
-            status = report(a, &result, argv[-1], &out, a->expected_path ? &expected : NULL);
+            status = report(a, &result, ctx, &live, &out, a->expected_path ? &expected : NULL);
         }
         ts_certification_free(&result);
         ts_testee_close(testee);
+        ts_buf_free(&before);
+        ts_buf_free(&after);
+        int sig = ts_child_interrupted();
+        if (sig) { /* the partial answer is written: end as the signal would have */
+            fflush(NULL);
+            ts_child_end_by_signal(sig);
+        }
     }
     discard_outputs(&out); /* not written (no run): each destination stays as it was */
     ts_expected_failures_free(&expected);

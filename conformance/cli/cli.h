@@ -98,5 +98,7 @@ int ts_cli_taskkey(int argc, char **argv);
 int ts_cli_run(int argc, char **argv);
 int ts_cli_journal(int argc, char **argv);
 int ts_cli_report(int argc, char **argv);
+/* `turnstile report --merge`: shard reports joined into one certificate (report_merge_cmd.c). */
+int ts_cli_report_merge(int argc, char **argv);
 
 #endif

@@ -8,7 +8,8 @@
 #include "conformance/cli/cli.h"
 
 static const char report_usage[] =
-    "usage: turnstile report REPORT.json [--classes LIST]... [--markdown | --html] [--out FILE]\n"
+    "usage: turnstile report REPORT.json... [--classes LIST]... [--markdown | --html] [--out FILE]\n"
+    "       turnstile report --merge SHARD.json... [--report-json FILE] [--junit FILE]  (see --merge --help)\n"
     "\n"
     "Renders a compliance table from certify reports (turnstile certify --report-json FILE): one\n"
     "row per rule, one column per report (named after its file), each cell pass, fail (N), skipped\n"
@@ -31,6 +32,12 @@ int ts_cli_report(int argc, char **argv) {
         free(class_paths);
         return TS_EXIT_FAILURE;
     }
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--merge") == 0) {
+            free(paths);
+            free(class_paths);
+            return ts_cli_report_merge(argc, argv);
+        }
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(report_usage, stdout);

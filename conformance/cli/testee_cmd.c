@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "conformance/cli/cli.h"
+#include "conformance/testee/fork_server.h"
 #include "conformance/testee/handler.h"
 #include "core/resume/store_sqlite.h"
 
@@ -21,7 +22,10 @@ static const char testee_usage[] =
     "                  action survives a power loss), normal or off (a killed process only);\n"
     "                  hello says which durability the testee claims\n"
     "  --list-mutants  print the mutants and the bugs they reproduce\n"
-    "  --help          this text\n";
+    "  --help          this text\n"
+    "\n"
+    "With TURNSTILE_FORK_SERVER=FD in its environment it is a fork server (PROTOCOL.md): it forks\n"
+    "a fresh testee for each start the certifier asks for on socket FD (hello says \"fork\": true).\n";
 
 /* One line of stdin into line (reset first; its newline and a \r before it dropped), at most
  * TS_CLI_MAX_INPUT_DEFAULT bytes: past them *too_long, at once, the rest of the line unread
@@ -88,10 +92,12 @@ int ts_cli_testee(int argc, char **argv) {
             return TS_EXIT_USAGE;
         }
     }
+    ts_fork_serve(); /* a fork server (PROTOCOL.md): returns in each instance, which starts here */
     ts_deferred_write deferred = {0};
     ts_buf_init(&deferred.signal);
     ts_testee_config config;
     ts_testee_config_init(&config, mutant);
+    config.can_fork = true;
     config.exchange = stdio_exchange;
     config.store = store;
     config.synchronous = (int)synchronous;

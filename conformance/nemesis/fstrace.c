@@ -149,7 +149,9 @@ ts_fstrace *ts_fstrace_attach(pid_t command, const ts_fstrace_config *config) {
     struct stat out;
     snprintf(out_link, sizeof out_link, "/proc/%d/fd/1", (int)command);
     if (stat(out_link, &out) == 0) t->stdout_known = true, t->stdout_dev = out.st_dev, t->stdout_ino = out.st_ino;
+    t->holding = config->hold;
     ts_buf_init(&t->record);
+    ts_buf_init(&t->held);
     ptrace(PTRACE_CONT, command, NULL, NULL);
     return t;
 }
@@ -159,7 +161,14 @@ bool ts_fstrace_killed(const ts_fstrace *t) { return t->killed; }
 void ts_fstrace_arm(ts_fstrace *t, const ts_fstrace_arm_message *arm) {
     t->arm = *arm;
     t->arm.subroot[sizeof t->arm.subroot - 1] = '\0';
+    if (arm->release && t->holding) ts_fstrace_release(t);
 }
+
+/* A fork server's process: the server's own group (its instances lead groups of their own). */
+static bool is_server(const ts_fstrace *t, pid_t tid) { return t->config.fork_server && getpgid(tid) == t->command; }
+
+/* The process group the armed kill takes: a fork server's instance, else the command's. */
+static pid_t kill_group(const ts_fstrace *t) { return t->config.fork_server && t->instance > 0 ? t->instance : t->command; }
 
 /* Is this the armed operation? Counts the operations under the armed subtree. */
 static bool armed_here(ts_fstrace *t, const ts_fsop *op) {
@@ -176,6 +185,7 @@ void ts_fstrace_free(ts_fstrace *t) {
     if (!t) return;
     for (int i = 0; i < MAX_PENDING; i++) free(t->pending[i]);
     ts_buf_free(&t->record);
+    ts_buf_free(&t->held);
     free(t->data);
     free(t);
 }
@@ -205,7 +215,7 @@ static pending_call *new_call(ts_fstrace *t, pid_t tid) {
  * the group: a call it was inside runs to its end and is recorded, then it dies). */
 static void kill_everything(ts_fstrace *t, pid_t stopped) {
     t->killed = true;
-    kill(-t->command, SIGKILL);
+    kill(-kill_group(t), SIGKILL);
     kill(stopped, SIGKILL);
 }
 
@@ -243,7 +253,7 @@ static void on_seccomp_stop(ts_fstrace *t, pid_t tid) {
     if (call->action == CALL_TRACK) {
         call->op.seq = ++t->seq;
         call->op.stdout_bytes = t->stdout_bytes;
-        call->op.pid = t->command;
+        call->op.pid = t->config.fork_server && t->instance > 0 ? t->instance : t->command;
         call->armed = armed_here(t, &call->op);
         if (call->armed && !t->arm.after) {
             call->op.flags |= TS_FSOP_NOT_RUN;
@@ -266,7 +276,7 @@ static void on_syscall_exit(ts_fstrace *t, pid_t tid) {
     }
     int64_t result = info.exit.rval;
     bool kill_now = false;
-    if (call->action == CALL_OUTPUT && result > 0) t->stdout_bytes += (uint64_t)result;
+    if (call->action == CALL_OUTPUT && result > 0 && !is_server(t, tid)) t->stdout_bytes += (uint64_t)result;
     if (call->action == CALL_DENY) {
         struct user_regs_struct regs;
         if (ptrace(PTRACE_GETREGS, tid, NULL, &regs) == 0) {
@@ -282,6 +292,18 @@ static void on_syscall_exit(ts_fstrace *t, pid_t tid) {
     call->tid = 0;
     if (kill_now) kill_everything(t, tid);
     else ptrace(PTRACE_CONT, tid, NULL, NULL);
+}
+
+/* A fork server forked an instance: from now on the records are its, as a new command's. */
+static void new_instance(ts_fstrace *t, pid_t server_thread) {
+    unsigned long child = 0;
+    if (ptrace(PTRACE_GETEVENTMSG, server_thread, NULL, &child) != 0 || child == 0) return;
+    t->instance = (pid_t)child;
+    t->stdout_bytes = 0;
+    t->seq = 0;
+    t->killed = false;
+    t->mapped_count = 0;
+    memset(&t->arm, 0, sizeof t->arm); /* a new process is unarmed: the certifier arms it once forked */
 }
 
 static void forget(ts_fstrace *t, pid_t tid) {
@@ -303,7 +325,7 @@ bool ts_fstrace_step(ts_fstrace *t, int *command_status) {
         }
         if (!WIFSTOPPED(status)) continue;
         int sig = WSTOPSIG(status), event = status >> 16;
-        if (t->killed) { /* after the kill nothing runs again; a call that ran meanwhile is recorded */
+        if (t->killed && !is_server(t, tid)) { /* after the kill nothing runs again; a call that ran meanwhile is recorded */
             pending_call *call = find_call(t, tid);
             struct __ptrace_syscall_info info;
             if (call && call->action == CALL_TRACK && sig == (SIGTRAP | 0x80) &&
@@ -316,7 +338,10 @@ bool ts_fstrace_step(ts_fstrace *t, int *command_status) {
         }
         if (sig == SIGTRAP && event == PTRACE_EVENT_SECCOMP) on_seccomp_stop(t, tid);
         else if (sig == (SIGTRAP | 0x80)) on_syscall_exit(t, tid);
-        else if (sig == SIGTRAP && event) ptrace(PTRACE_CONT, tid, NULL, NULL); /* clone, fork, exec */
+        else if (sig == SIGTRAP && event) { /* clone, fork, exec */
+            if ((event == PTRACE_EVENT_FORK || event == PTRACE_EVENT_VFORK) && is_server(t, tid)) new_instance(t, tid);
+            ptrace(PTRACE_CONT, tid, NULL, NULL);
+        }
         else if (sig == SIGSTOP) ptrace(PTRACE_CONT, tid, NULL, NULL);          /* a new thread's first stop */
         else ptrace(PTRACE_CONT, tid, NULL, (void *)(long)sig);                  /* the signal, delivered */
     }

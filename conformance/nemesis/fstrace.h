@@ -30,6 +30,16 @@ typedef struct ts_fstrace_config {
     int trace_fd;      /* records are appended here (opened O_APPEND by the caller) */
     uint64_t kill_seq; /* ts_fstrace_run only: the store operation (its seq, 1-based) to kill at; 0 none */
     bool kill_after;   /* kill as that operation returns, rather than before it runs */
+    /* The command is a fork server (conformance/PROTOCOL.md): each child a process of its group
+     * forks is an *instance*, the testee of the runs to come. From then on the records name the
+     * instance (fsop pid), its stdout is counted from 0 and its operations numbered from 1, as
+     * for a command started anew; the armed kill takes the instance's process group, and the
+     * server's threads run on. */
+    bool fork_server;
+    /* A process started ahead of need (the certifier's pool): its records are held, not written,
+     * until an arming message releases them — written then, as a command started at that moment
+     * would have written them. */
+    bool hold;
 } ts_fstrace_config;
 
 /* What ts_fstrace_arm takes: a kill at the count-th store operation, from now on, whose path
@@ -37,6 +47,7 @@ typedef struct ts_fstrace_config {
 typedef struct ts_fstrace_arm_message {
     uint64_t count;    /* 0 disarms */
     uint32_t after;    /* 1: as that operation returns */
+    uint32_t release;  /* 1: held records (config.hold) are written now, later ones as they come */
     char subroot[256];
 } ts_fstrace_arm_message;
 

@@ -15,6 +15,7 @@
 enum {
     MAX_PENDING = 256, /* threads inside a traced call at once */
     MAX_MAPPED = 64,   /* store files mapped shared and writable */
+    HELD_MAX = 1 << 20, /* bytes of records held for a process started ahead of need */
 };
 
 /* What the tracer does with a call it stopped at the entry of. */
@@ -57,6 +58,9 @@ struct ts_fstrace {
     dev_t stdout_dev;        /* a child's fd 1 of its own (a shell's $(...) pipe), which is not */
     ino_t stdout_ino;        /* the command's output */
     bool killed;
+    pid_t instance;          /* a fork server's latest instance (config.fork_server); 0: none yet */
+    bool holding;            /* records go to `held` (config.hold, not yet released) */
+    ts_buf held;
     pending_call *pending[MAX_PENDING];
     ts_inode mapped[MAX_MAPPED];
     size_t mapped_count;
@@ -73,8 +77,11 @@ call_action ts_fstrace_entry(ts_fstrace *t, pending_call *call, const uint64_t a
  * reads back what it did and appends its record(s). */
 void ts_fstrace_exit(ts_fstrace *t, pending_call *call, int64_t result);
 
-/* Appends one record to the trace file. */
+/* Appends one record to the trace file (or to the held records). */
 void ts_fstrace_emit(ts_fstrace *t, const ts_fsop *op);
+
+/* Writes the held records and stops holding. */
+void ts_fstrace_release(ts_fstrace *t);
 
 /* Appends a NOTE record (text) for thread tid. */
 void ts_fstrace_note(ts_fstrace *t, pid_t tid, long nr, const char *text);

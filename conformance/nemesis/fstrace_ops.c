@@ -579,16 +579,33 @@ void ts_fstrace_exit(ts_fstrace *t, pending_call *call, int64_t result) {
 
 /* ---- records ---- */
 
-void ts_fstrace_emit(ts_fstrace *t, const ts_fsop *op) {
-    ts_buf_reset(&t->record);
-    if (!ts_fsop_encode(op, &t->record)) return;
+/* Appends len bytes to the trace file, whole. */
+static void write_trace(ts_fstrace *t, const char *data, size_t len) {
     size_t done = 0;
-    while (done < t->record.len) {
-        ssize_t n = write(t->config.trace_fd, t->record.data + done, t->record.len - done);
+    while (done < len) {
+        ssize_t n = write(t->config.trace_fd, data + done, len - done);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) return;
         done += (size_t)n;
     }
+}
+
+void ts_fstrace_release(ts_fstrace *t) {
+    t->holding = false;
+    if (t->held.len) write_trace(t, t->held.data, t->held.len);
+    ts_buf_free(&t->held);
+    ts_buf_init(&t->held);
+}
+
+void ts_fstrace_emit(ts_fstrace *t, const ts_fsop *op) {
+    ts_buf_reset(&t->record);
+    if (!ts_fsop_encode(op, &t->record)) return;
+    if (t->holding) { /* a process started ahead of need: written when it is used (ts_fstrace_release) */
+        ts_buf_append(&t->held, t->record.data, t->record.len);
+        if (t->held.len >= HELD_MAX || t->held.failed) ts_fstrace_release(t); /* nothing lost, only written early */
+        return;
+    }
+    write_trace(t, t->record.data, t->record.len);
 }
 
 void ts_fstrace_note(ts_fstrace *t, pid_t tid, long nr, const char *text) {

@@ -139,6 +139,7 @@ static void handle(const ts_testee_config *config, ts_arena *arena, const ts_jso
         ts_json_builder_add(&hello, "ops", ops_array);
         ts_json_builder_add(&hello, "async", ts_json_make_bool(true)); /* resume: tools may answer later */
         ts_json_builder_add(&hello, "durability", ts_json_make_string(ts_str_from(ts_testee_durability(config))));
+        if (config->can_fork) ts_json_builder_add(&hello, "fork", ts_json_make_bool(true)); /* PROTOCOL.md, fork servers */
         ts_json value;
         if (ts_json_builder_finish(&hello, &value)) answer_with(out, id, "hello", &value, NULL, NULL);
         else answer_error(out, id, "out of memory");

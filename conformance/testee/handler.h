@@ -40,6 +40,7 @@ typedef struct ts_testee_config {
     ts_resume_store_kind store;
     int synchronous;          /* the SQLite store's ts_sqlite_synchronous (default FULL) */
     ts_deferred_write *deferred; /* NULL: no write is ever left for after the answer */
+    bool can_fork;            /* hello says "fork": true (a fork server's instance; PROTOCOL.md) */
 } ts_testee_config;
 
 /* Initialises config for the reference, or for a mutant (NULL name: the reference): the

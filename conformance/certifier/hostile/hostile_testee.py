@@ -175,7 +175,9 @@ while True:
                      "ops": ["merge", "host", "resume"]}
             answer(json.dumps({"id": case, "hello": hello}))
             continue
-        answer(forward(line))
+        hello = json.loads(forward(line))
+        hello.get("hello", {}).pop("fork", None)  # a proxy is no fork server (PROTOCOL.md): it does not claim to be
+        answer(json.dumps(hello))
         if "hello-twice" in modes:
             time.sleep(0.3)
             answer(forward(line))

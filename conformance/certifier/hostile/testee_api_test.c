@@ -76,7 +76,7 @@ static int marked_processes_within(int at_least, int at_most, double seconds) {
 
 static ts_testee *spawn_sh(const char *script, double timeout) {
     char *argv[] = {"sh", "-c", (char *)script, NULL};
-    ts_testee_options options = {timeout, 0, 0, 0};
+    ts_testee_options options = {timeout, 0, 0, 0, 0};
     char why[300] = "";
     ts_testee *t = ts_testee_spawn(argv, &options, why, sizeof why);
     if (!t) fprintf(stderr, "spawn failed: %s\n", why);
@@ -106,7 +106,7 @@ int main(void) {
     char *argv[] = {"true", NULL}, why[300];
     double bad_timeouts[] = {NAN, INFINITY, -1, 86401};
     for (size_t i = 0; i < sizeof bad_timeouts / sizeof bad_timeouts[0]; i++) {
-        ts_testee_options options = {bad_timeouts[i], 0, 0, 0};
+        ts_testee_options options = {bad_timeouts[i], 0, 0, 0, 0};
         why[0] = '\0';
         CHECK(ts_testee_spawn(argv, &options, why, sizeof why) == NULL && strstr(why, "timeout"));
     }

@@ -31,6 +31,7 @@ is fsync'd; a damaged line before the last is an error, never skipped.
 import collections
 import json
 import os
+import socket
 import sys
 import uuid
 from datetime import datetime, timezone
@@ -239,7 +240,7 @@ def answer(req):
     op, case_id = req.get("op"), req.get("id")
     if op == "hello":
         return {"id": case_id, "hello": {"name": "resume-alt-eventlog", "version": "1", "ops": ["resume"], "async": True,
-                                        "durability": "power-loss"}}
+                                        "durability": "power-loss", "fork": hasattr(socket, "recv_fds")}}
     if op != "resume":
         return {"id": case_id, "unsupported": True}
     pipe, action = Pipe(case_id), req["action"]
@@ -280,5 +281,41 @@ def main():
         sys.stdout.flush()
 
 
+
+# ---- optional: a fork server (conformance/PROTOCOL.md, fork servers) -----------------------------------
+# With TURNSTILE_FORK_SERVER=FD in the environment the certifier starts this once and asks it, on socket
+# FD, for a fresh engine at every (re)start: Python and the modules load once, each start is a fork.
+
+def serve_forks():
+    """Reads fork requests on the socket; for each forks a child that leads a process group of its own and
+    takes the three descriptors that came with the request as stdin, stdout and stderr; says the child's pid,
+    waits for it and says how it ended. Returns in each child, which is then the testee; the server exits
+    when the certifier closes the socket. The server reads no request and writes no answer itself."""
+    sock = socket.socket(fileno=int(os.environ.pop("TURNSTILE_FORK_SERVER")))
+    while True:
+        message, fds, _, _ = socket.recv_fds(sock, 1024, 3)
+        if not message or len(fds) != 3:
+            os._exit(0)
+        pid = os.fork()
+        if pid == 0:
+            os.setpgid(0, 0)
+            sock.close()
+            for target, fd in enumerate(fds):
+                os.dup2(fd, target)
+                os.close(fd)
+            return
+        try:
+            os.setpgid(pid, pid)  # also here: the pid said below leads its group
+        except OSError:
+            pass
+        for fd in fds:
+            os.close(fd)
+        sock.send(json.dumps({"pid": pid}).encode())
+        _, status = os.waitpid(pid, 0)
+        sock.send(json.dumps({"ended": pid, "status": status}).encode())
+
+
 if __name__ == "__main__":
+    if os.environ.get("TURNSTILE_FORK_SERVER"):
+        serve_forks()
     main()
