@@ -292,6 +292,11 @@ void ts_resume_run_case(const ts_case *c, ts_testee *testee, const ts_run_option
         r->verdict = TS_VERDICT_SKIPPED;
         r->outcome = "unsupported";
         snprintf(r->detail, sizeof r->detail, "the case needs an asynchronous tool; the testee's hello says \"async\": false");
+    } else if (ts_case_world_needs_branch(s.world) & ~options->branch) {
+        r->verdict = TS_VERDICT_SKIPPED;
+        r->outcome = "unsupported";
+        snprintf(r->detail, sizeof r->detail, "the case needs %s; the testee's hello does not list it in \"branch\"",
+                 ts_case_world_needs_branch(s.world) & ~options->branch & TS_BRANCH_EDIT ? "an edit" : "a fork");
     } else if (!ts_resume_stores_make(&stores) || !(s.nemesis = make_nemesis(testee, options, stores.dir))) {
         r->verdict = TS_VERDICT_ERROR;
         r->outcome = "unavailable";
@@ -300,6 +305,7 @@ void ts_resume_run_case(const ts_case *c, ts_testee *testee, const ts_run_option
         ts_case_world_set_bounds(s.world, options->max_points_per_action > 0 ? options->max_points_per_action : TS_RUN_MAX_POINTS,
                             ts_testee_deadline(testee));
         ts_resume_judge_claim(s.judge, options->durability);
+        ts_case_world_set_branch(s.world, options->branch);
         run_and_sweep(&s, r);
     }
     ts_resume_stores_remove(&stores, testee, r); /* the testee stopped and its tree gone first */

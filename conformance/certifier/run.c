@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "conformance/certifier/resume_run.h"
+#include "conformance/certifier/world.h"
 #include "conformance/checkers/checks.h"
 #include "conformance/checkers/journal_checks.h"
 #include "core/json/codec.h"
@@ -279,6 +280,12 @@ bool ts_run_hello(ts_testee *testee, ts_certification *out) {
         if (out && ts_str_nonempty(version)) out->testee_version = copy_text(version.ptr, version.len);
         ts_str durability = ts_json_string(ts_json_get(info, "durability"));
         if (out && ts_str_nonempty(durability)) out->testee_durability = copy_text(durability.ptr, durability.len);
+        const ts_json *branch = ts_json_get(info, "branch"); /* resume: ["edit", "fork", "history"] */
+        for (size_t i = 0; out && branch && branch->kind == TS_JSON_ARRAY && i < branch->u.a.count; i++) {
+            ts_str kind = ts_json_string(&branch->u.a.items[i]);
+            out->testee_branch |= ts_str_eq_cstr(kind, "edit") ? TS_BRANCH_EDIT : ts_str_eq_cstr(kind, "fork") ? TS_BRANCH_FORK
+                                  : ts_str_eq_cstr(kind, "history") ? TS_BRANCH_HISTORY : 0;
+        }
     }
     ts_arena_free(&arena);
     ts_buf_free(&answer);
@@ -323,6 +330,7 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
     double case_timeout = ts_run_case_timeout(options);
     ts_run_options resume_options = *options; /* the testee's claim goes with its resume cases' histories */
     resume_options.durability = out->testee_durability;
+    resume_options.branch = out->testee_branch;
     for (size_t i = 0; i < suite->count && !out->harness_failure[0]; i++) {
         const ts_case *c = &suite->cases[i];
         if (!ts_run_case_selected(options, c)) continue;

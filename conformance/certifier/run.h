@@ -60,6 +60,7 @@ typedef struct ts_run_options {
     const char *crash_state;  /* with kill_at: the power-loss state to write there (--crash-state) */
     bool exact_points;        /* every point its own kill run, none merged (--exact-points) */
     const char *durability;   /* what the testee's hello claims ("power-loss", "process-crash"), or NULL */
+    unsigned branch;          /* what its hello says it can do to a conversation (world.h TS_BRANCH_*) */
 } ts_run_options;
 
 enum {
@@ -84,6 +85,7 @@ typedef struct ts_certification {
     char *testee_name;        /* from the hello answer, whole (heap), or NULL */
     char *testee_version;     /* likewise */
     char *testee_durability;  /* likewise: what it claims of its resume engine ("power-loss", ...) */
+    unsigned testee_branch;   /* likewise: its "branch" list (world.h TS_BRANCH_*: edit, fork, history) */
     int restarts;
     double seconds;
     const ts_run_options *options;

@@ -446,7 +446,7 @@ static int certify(int argc, char **argv, certify_args *a) {
     if (status >= 0) return status;
     ts_run_options options = {a->rule_count ? a->rules : NULL, a->rule_count, a->glob_count ? a->globs : NULL, a->glob_count,
                               a->repeat, a->platform, NULL, NULL, a->kill_points, a->kill_at, a->case_timeout, a->max_points,
-                              a->nemesis, a->crash_state, a->exact_points, NULL};
+                              a->nemesis, a->crash_state, a->exact_points, NULL, 0};
     int chosen = a->reference + (a->mutant_name != NULL) + (a->command && a->command[0]);
     if (!a->print_requests && chosen != 1)
         return usage_error("%s", "name one testee: --reference, --mutant NAME, or -- COMMAND ARGS...");

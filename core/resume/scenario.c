@@ -96,22 +96,27 @@ static bool read_events(const ts_json *events, ts_arena *arena, ts_scenario *out
         ts_event *ev = &out->events[out->event_count++];
         snprintf(path, sizeof path, "events[%zu]", i);
         if (e->kind != TS_JSON_OBJECT || e->u.o.count == 0)
-            return fail(err, path, "an event must be an object: signal, branch, complete or restart");
+            return fail(err, path, "an event must be an object: signal, branch, edit, fork, complete or restart");
         const ts_json *signal = ts_json_get(e, "signal"), *branch = ts_json_get(e, "branch");
         const ts_json *complete = ts_json_get(e, "complete"), *restart = ts_json_get(e, "restart");
-        if ((signal != NULL) + (branch != NULL) + (complete != NULL) + (restart != NULL) != 1)
-            return fail(err, path, "an event has exactly one of signal, branch, complete and restart");
+        const ts_json *edit = ts_json_get(e, "edit"), *fork = ts_json_get(e, "fork");
+        if ((signal != NULL) + (branch != NULL) + (complete != NULL) + (restart != NULL) + (edit != NULL) +
+                (fork != NULL) != 1)
+            return fail(err, path, "an event has exactly one of signal, branch, edit, fork, complete and restart");
         if (signal) {
             if (signal->kind != TS_JSON_STRING) return fail(err, path, "\"signal\" must be a string");
             ev->kind = TS_EVENT_SIGNAL;
             ev->text = signal->u.s;
-        } else if (branch) {
-            const ts_json *text = ts_json_get(e, "text");
-            if (branch->kind != TS_JSON_INT || branch->u.i < 0)
-                return fail(err, path, "\"branch\" must be a transcript index (an integer >= 0)");
-            if (!text || text->kind != TS_JSON_STRING) return fail(err, path, "a branch needs a \"text\" string");
-            ev->kind = TS_EVENT_BRANCH;
-            ev->branch_at = (uint64_t)branch->u.i;
+        } else if (branch || edit || fork) {
+            const ts_json *at = branch ? branch : edit ? edit : fork, *text = ts_json_get(e, "text");
+            if (at->kind != TS_JSON_INT || at->u.i < 0)
+                return fail(err, path, branch ? "\"branch\" must be a transcript index (an integer >= 0)"
+                                       : edit ? "\"edit\" must be a user message's index (an integer >= 0)"
+                                              : "\"fork\" must be an assistant message's index (an integer >= 0)");
+            if (!text || text->kind != TS_JSON_STRING)
+                return fail(err, path, "a branch, an edit or a fork needs a \"text\" string");
+            ev->kind = branch ? TS_EVENT_BRANCH : edit ? TS_EVENT_EDIT : TS_EVENT_FORK;
+            ev->branch_at = (uint64_t)at->u.i;
             ev->text = text->u.s;
         } else if (complete) {
             if (complete->kind != TS_JSON_STRING || complete->u.s.len == 0)
@@ -134,7 +139,8 @@ static bool check_cost(const ts_scenario *s, ts_error *err) {
         if (calls && calls->kind == TS_JSON_ARRAY) steps += calls->u.a.count;
     }
     for (size_t i = 0; i < s->event_count; i++)
-        rebuilds += s->events[i].kind == TS_EVENT_RESTART || s->events[i].kind == TS_EVENT_BRANCH;
+        rebuilds += s->events[i].kind == TS_EVENT_RESTART || s->events[i].kind == TS_EVENT_BRANCH ||
+                    s->events[i].kind == TS_EVENT_EDIT || s->events[i].kind == TS_EVENT_FORK;
     if (steps <= TS_SCENARIO_MAX_STEPS && (1 + rebuilds) * steps <= TS_SCENARIO_MAX_WORK) return true;
     char what[300];
     snprintf(what, sizeof what,
@@ -196,30 +202,113 @@ static ts_str tool_of_call(const ts_scenario *scenario, ts_str call_id) {
     return (ts_str){NULL, 0};
 }
 
+/* What a client counts of the conversation while it sends the actions (ts_scenario_action):
+ * SPEC §6.1's loop on the current branch — the model answers in order, a synchronous tool's
+ * result at once, an asynchronous call pending until its `complete` — and §6.4's branches: an
+ * edit of user message K keeps the assistant messages before it, a fork at N the first N. */
+typedef struct client_count {
+    const ts_scenario *scenario;
+    size_t answers;         /* model answers used, over every branch */
+    size_t *users_at;       /* users_at[i]: user messages before assistant message i */
+    size_t assistants, users;
+    ts_str *pending;        /* the calls of the last answer still pending */
+    size_t pending_count;
+} client_count;
+
+static void count_loop(client_count *c) {
+    while (c->pending_count == 0 && c->answers < c->scenario->llm_count) {
+        const ts_json *calls = ts_json_get(&c->scenario->llm[c->answers++], "toolCalls");
+        c->users_at[c->assistants++] = c->users;
+        size_t n = calls && calls->kind == TS_JSON_ARRAY ? calls->u.a.count : 0;
+        for (size_t i = 0; i < n; i++) {
+            const ts_tool_script *tool = ts_scenario_tool(c->scenario, ts_json_string(ts_json_get(&calls->u.a.items[i], "name")));
+            if (tool && tool->async) c->pending[c->pending_count++] = ts_json_string(ts_json_get(&calls->u.a.items[i], "callId"));
+        }
+        if (n == 0) return; /* the turn is over */
+    }
+}
+
+static void count_complete(client_count *c, ts_str call_id) {
+    for (size_t i = 0; i < c->pending_count; i++)
+        if (ts_str_eq(c->pending[i], call_id)) {
+            c->pending[i] = c->pending[--c->pending_count];
+            if (c->pending_count == 0) count_loop(c);
+            return;
+        }
+}
+
+/* An edit or a fork: refused when the conversation has no such position; else the branch keeps
+ * its prefix, abandons what is pending, takes the new message and runs. */
+static void count_branch(client_count *c, ts_scenario_action *a) {
+    a->answers_before = c->answers;
+    size_t at = a->branch_at > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)a->branch_at;
+    if (a->kind == TS_SCENARIO_EDIT) {
+        a->refused = at >= c->users;
+        if (a->refused) return;
+        size_t kept = 0;
+        while (kept < c->assistants && c->users_at[kept] <= at) kept++;
+        c->assistants = kept;
+        c->users = at;
+    } else {
+        a->refused = at > c->assistants || (at == c->assistants && c->pending_count > 0);
+        if (a->refused) return;
+        if (at < c->assistants) c->users = c->users_at[at];
+        c->assistants = at;
+    }
+    c->pending_count = 0;
+    c->users++;
+    count_loop(c);
+}
+
+/* The largest number of calls one answer asks for. */
+static size_t most_calls(const ts_scenario *scenario) {
+    size_t most = 0;
+    for (size_t i = 0; i < scenario->llm_count; i++) {
+        const ts_json *calls = ts_json_get(&scenario->llm[i], "toolCalls");
+        if (calls && calls->kind == TS_JSON_ARRAY && calls->u.a.count > most) most = calls->u.a.count;
+    }
+    return most;
+}
+
+static ts_scenario_action complete_action(const ts_scenario *scenario, const ts_event *e, size_t i, ts_error *err) {
+    const ts_tool_script *tool = ts_scenario_tool(scenario, tool_of_call(scenario, e->call_id));
+    if (!tool) {
+        ts_error_set(err, "events[%zu].complete: no llm answer calls a scripted tool with call id \"%.*s\"", i,
+                     (int)(e->call_id.len > 60 ? 60 : e->call_id.len), e->call_id.ptr ? e->call_id.ptr : "");
+        return (ts_scenario_action){.kind = TS_SCENARIO_RESTART};
+    }
+    return (ts_scenario_action){.kind = TS_SCENARIO_COMPLETE, .call_id = e->call_id, .failed = tool->failed,
+                                .result = tool->result};
+}
+
 bool ts_scenario_actions(const ts_scenario *scenario, ts_arena *arena, ts_scenario_action **out, size_t *count,
                          ts_error *err) {
     ts_scenario_action *actions = ts_arena_calloc(arena, scenario->event_count + 1, sizeof *actions);
-    if (!actions) return ts_error_set(err, "out of memory"), false;
-    size_t n = 0, users = 0;
-    actions[n++] = (ts_scenario_action){.kind = TS_SCENARIO_USER, .text = scenario->input, .users_before = users++};
+    client_count c = {.scenario = scenario};
+    c.users_at = ts_arena_calloc(arena, scenario->llm_count + 1, sizeof *c.users_at);
+    c.pending = ts_arena_calloc(arena, most_calls(scenario) + 1, sizeof *c.pending);
+    if (!actions || !c.users_at || !c.pending) return ts_error_set(err, "out of memory"), false;
+    size_t n = 0;
+    actions[n++] = (ts_scenario_action){.kind = TS_SCENARIO_USER, .text = scenario->input};
+    c.users = 1;
+    count_loop(&c);
     for (size_t i = 0; i < scenario->event_count; i++) {
         const ts_event *e = &scenario->events[i];
         ts_scenario_action *a = &actions[n++];
         if (e->kind == TS_EVENT_SIGNAL) {
-            *a = (ts_scenario_action){.kind = TS_SCENARIO_USER, .text = e->text, .users_before = users++};
-        } else if (e->kind == TS_EVENT_BRANCH) {
-            *a = (ts_scenario_action){.kind = TS_SCENARIO_BRANCH, .text = e->text, .branch_at = e->branch_at};
+            *a = (ts_scenario_action){.kind = TS_SCENARIO_USER, .text = e->text, .users_before = c.users++};
+            if (c.pending_count == 0) count_loop(&c);
+        } else if (e->kind == TS_EVENT_BRANCH || e->kind == TS_EVENT_EDIT || e->kind == TS_EVENT_FORK) {
+            *a = (ts_scenario_action){.kind = e->kind == TS_EVENT_BRANCH ? TS_SCENARIO_BRANCH
+                                              : e->kind == TS_EVENT_EDIT ? TS_SCENARIO_EDIT : TS_SCENARIO_FORK,
+                                      .text = e->text, .branch_at = e->branch_at};
+            if (e->kind != TS_EVENT_BRANCH) count_branch(&c, a);
         } else if (e->kind == TS_EVENT_RESTART) {
             *a = (ts_scenario_action){.kind = TS_SCENARIO_RESTART};
         } else {
-            const ts_tool_script *tool = ts_scenario_tool(scenario, tool_of_call(scenario, e->call_id));
-            if (!tool) {
-                ts_error_set(err, "events[%zu].complete: no llm answer calls a scripted tool with call id \"%.*s\"", i,
-                             (int)(e->call_id.len > 60 ? 60 : e->call_id.len), e->call_id.ptr ? e->call_id.ptr : "");
-                return false;
-            }
-            *a = (ts_scenario_action){.kind = TS_SCENARIO_COMPLETE, .call_id = e->call_id, .failed = tool->failed,
-                                      .result = tool->result};
+            *a = complete_action(scenario, e, i, err);
+            if (a->kind != TS_SCENARIO_COMPLETE) return false;
+            count_complete(&c, e->call_id);
         }
     }
     *out = actions;
