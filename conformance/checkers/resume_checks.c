@@ -129,7 +129,8 @@ static void on_answer(run_judge *j, const ts_json *answer, size_t event, bool la
         snprintf(what, sizeof what, "the %s %s", j->history_read ? "history read" : "read",
                  last ? "at the end" : j->history_read ? "after the last read" : "after the recovery");
         if (j->history_read) rj_judge_history(j, answer, what);
-        else rj_observe_conversation(j, ts_json_get(answer, "messages"), last ? TS_MATCH_FINAL : TS_MATCH_PREFIX, event, what);
+        else rj_observe_conversation(j, ts_json_get(answer, "messages"), last ? TS_MATCH_FINAL : TS_MATCH_PREFIX, event, what,
+                                     NULL);
         if (j->judge_recover_status) { /* the recovery's status, now that the read tells what took effect */
             judge_status(j, j->recover_status, "the answer to the recovery");
             j->judge_recover_status = false;
@@ -215,12 +216,13 @@ static void judge_events(run_judge *j, const ts_json *events, const char *case_r
             on_send(j, ev, e);
         } else if (model) {
             snprintf(where, sizeof where, "the model call at point %ld", p);
-            rj_observe_conversation(j, model, TS_MATCH_VIEW, e, where);
-            const ts_json *reply = ts_json_get(ev, "reply"); /* the answer the world gave: llm[reply] */
+            long asked = -1;
+            rj_observe_conversation(j, model, TS_MATCH_VIEW, e, where, &asked);
+            const ts_json *reply = ts_json_get(ev, "reply");
             if (reply && reply->kind == TS_JSON_INT && reply->u.i > j->max_reply) j->max_reply = (long)reply->u.i;
-            if (reply && reply->kind == TS_JSON_INT && reply->u.i >= 0 && (size_t)reply->u.i < j->x->answers_used) {
-                j->model_asks[reply->u.i]++;
-                made_answer(j, (size_t)reply->u.i, e);
+            if (asked >= 0) {
+                j->model_asks[asked]++;
+                made_answer(j, (size_t)asked, e);
             }
         } else if (ts_json_get(ev, "tool")) {
             snprintf(where, sizeof where, "the tool call at point %ld", p);

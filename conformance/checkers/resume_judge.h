@@ -80,9 +80,11 @@ size_t rj_epoch_done(const run_judge *j);
 /* The branch (edit or fork, not refused) sent and not yet known to have taken effect, or -1. */
 long rj_branch_undecided(const run_judge *j);
 /* A conversation the testee showed (a model view or a read): judged against its epoch's X, then
- * sighted. *answer_out: for a view, the answer g the model is asked for (or -1). false: out of
- * memory or no ChatMessage JSON (a finding). */
-bool rj_observe_conversation(run_judge *j, const ts_json *messages, ts_match_mode mode, size_t event, const char *where);
+ * sighted. *asked (may be NULL): for a view, the answer llm[g] the model is asked for by the
+ * judge's own count (the epoch's next assistant item), or -1 past its X. false: out of memory or
+ * no ChatMessage JSON (a finding). */
+bool rj_observe_conversation(run_judge *j, const ts_json *messages, ts_match_mode mode, size_t event, const char *where,
+                             long *asked);
 /* U13: the answer to a history read holds every message of an abandoned branch as it was seen. */
 void rj_judge_history(run_judge *j, const ts_json *answer, const char *where);
 /* The branch took effect or did not (decided by the read after a recovery): the calls run while it

@@ -306,10 +306,12 @@ static void decide_interrupted(run_judge *j, const ts_item *items, size_t count)
     if (took) j->effective = j->interrupted;
 }
 
-bool rj_observe_conversation(run_judge *j, const ts_json *messages, ts_match_mode mode, size_t event, const char *where) {
+bool rj_observe_conversation(run_judge *j, const ts_json *messages, ts_match_mode mode, size_t event, const char *where,
+                             long *asked) {
     ts_item *items;
     size_t count;
     char why[300];
+    if (asked) *asked = -1;
     if (!ts_resume_items(messages, j->arena, &items, &count, why, sizeof why)) {
         ts_findings_add(j->f, "U2", "%s: the conversation is not ChatMessage JSON: %s", where, why);
         return false;
@@ -334,11 +336,12 @@ bool rj_observe_conversation(run_judge *j, const ts_json *messages, ts_match_mod
         check_id_reuse(j, &items[i], id, where);
         observe(j, &items[i], id, event, where);
     }
+    size_t shown = ts_count_assistants(items, count);
+    if (asked && shown < ep->assistant_count) *asked = (long)ep->answer_of[shown];
     if (mode == TS_MATCH_VIEW) return true;
     if (!conversation_form(j, ep, items, keys, count)) return false;
     memset(j->held, 0, j->x->answers_used * sizeof *j->held);
-    size_t held = ts_count_assistants(items, count);
-    for (size_t i = 0; i < held && i < ep->assistant_count; i++) j->held[ep->answer_of[i]] = true;
+    for (size_t i = 0; i < shown && i < ep->assistant_count; i++) j->held[ep->answer_of[i]] = true;
     if (j->judge_recover_status && j->interrupted >= 0) decide_interrupted(j, items, count);
     return true;
 }
