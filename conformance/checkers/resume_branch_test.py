@@ -215,5 +215,32 @@ for case, call in ((ROOT, "c1"), (FORK, "c2")):  # a call made before the branch
     evs.insert(last_view, copy.deepcopy(original))
     expect("U14_%s_reruns_%s" % (case, call), case, h, ["U14"], "ran again after it")
 
+# ------------------------------------------------------------------ an engine mutant ----
+# A gate that cannot fail is not a gate: the reference's adapter built as resume-branch-keeps-suffix
+# (an edit or fork appended to the old conversation, no cut) must fail every case that branches
+# under U12, and no rule the bug cannot explain.
+report = os.path.join(TMP, "mutant.json")
+run = subprocess.run([TURNSTILE, "certify", "--mutant", "resume-branch-keeps-suffix", "--suite", "conformance/cases",
+                      "--cases", "Resume.U1[2-5].*", "--kill-points", "none", "--report-json", report],
+                     capture_output=True, text=True)
+cases = json.load(open(report))["cases"] if os.path.exists(report) else []
+branching = {c["id"]: c for c in cases if c["id"] != BEYOND}
+rules = {f["rule"] for c in cases for f in c.get("findings", [])}
+allowed = {"U12", "U3", "U5", "U8", "U9", "U14"}
+problems = []
+if run.returncode != 1:
+    problems.append("exit %d, not 1" % run.returncode)
+if len(branching) != 7:
+    problems.append("%d branching cases judged, not 7" % len(branching))
+problems += ["%s: %s without a U12 finding" % (i, c["verdict"]) for i, c in branching.items()
+             if c["verdict"] != "fail" or not any(f["rule"] == "U12" for f in c.get("findings", []))]
+if not rules <= allowed:
+    problems.append("unrelated rules failed: %s" % sorted(rules - allowed))
+if problems:
+    failed += 1
+    print("FAIL mutant_branch_keeps_suffix_caught: %s\n%s" % ("; ".join(problems), run.stdout[-1500:]), file=sys.stderr)
+else:
+    passed += 1
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

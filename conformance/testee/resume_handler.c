@@ -418,7 +418,8 @@ void ts_testee_after_answer(const ts_testee_config *config) {
 
 /* An edit or a fork (PROTOCOL.md `resume`): the engine's own branch, a signal that replaces the
  * transcript from a position on ("branchFrom") and is consumed at once, whatever is pending
- * ("immediate"); then the engine runs on the new branch. */
+ * ("immediate"); then the engine runs on the new branch. The resume-branch-keeps-suffix mutant
+ * checks the position as the reference does, then delivers a plain message: no cut. */
 static bool branch(const ts_testee_config *config, ts_store *store, pipe_world *world, const request *r,
                    const ts_journal *j, ts_str text, const char **status, ts_error *err) {
     const ts_json *a = r->action, *edit = ts_json_get(a, "edit"), *at = edit ? edit : ts_json_get(a, "fork");
@@ -428,8 +429,10 @@ static bool branch(const ts_testee_config *config, ts_store *store, pipe_world *
     ts_json_builder b;
     ts_json_builder_init(&b, world->arena);
     ts_json_builder_add(&b, "text", ts_json_make_string(text));
-    ts_json_builder_add(&b, "branchFrom", ts_json_make_int((int64_t)position));
-    ts_json_builder_add(&b, "immediate", ts_json_make_bool(true));
+    if (!(config->mutant && config->mutant->branch == TS_BRANCH_KEEPS_SUFFIX)) {
+        ts_json_builder_add(&b, "branchFrom", ts_json_make_int((int64_t)position));
+        ts_json_builder_add(&b, "immediate", ts_json_make_bool(true));
+    }
     ts_json signal;
     return ts_json_builder_finish(&b, &signal) &&
            NOTIFIED(world, "an edit or a fork into the inbox", ts_store_deliver_signal(store, &signal, j->events_applied + 1, err)) &&
