@@ -70,6 +70,8 @@ tree=$work/tree
 new_tree() {
     rm -rf "$tree" && mkdir -p "$tree"
     (cd "$root" && cp -r --parents ci .ci .clusterfuzzlite fuzz/targets.txt corpora README.md conformance/testees "$tree/") || exit 1
+    # As a clean checkout has it: no installs left by an earlier run on this machine.
+    find "$tree/conformance/testees" \( -name node_modules -o -name .installed-lock.json -o -name bin -o -name obj \) -prune -exec rm -rf {} + || exit 1
 }
 # step_stub SCRIPT: replace a script of the tree by one that fails when its name is in $STUB_STEP_FAIL.
 step_stub() {

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# ci/setup.sh [certify|test|fuzz] — installs what turnstile needs on a fresh Debian bookworm machine.
+# ci/setup.sh [certify|test|fuzz|engines] — installs what turnstile needs on a fresh Debian bookworm machine.
 #
 #   certify  what building and running `turnstile` needs (ci/turnstile.sh): Bazel, clang, the
 #            libraries. No fuzzing toolchain.
 #   test     (the default; ci/test.sh) certify's, plus the sanitizer runtimes and the languages of
 #            the testee kits (Python, Node.js).
 #   fuzz     (ci/fuzz_smoke.sh, ci/clusterfuzzlite_local.sh) test's, plus AFL++ and zip.
+#   engines  (ci/certify_engines.sh) test's, plus PostgreSQL for LangGraph's PostgresSaver.
 #
 # Idempotent and quiet: when everything is present it prints nothing and exits 0.
 # Only Debian's package registry is used (no other network). To add a package, add a line to
@@ -31,6 +32,9 @@ test_packages=(
   shellcheck          # ci/lint.sh: every shell script of ci/, .ci/ and the test scripts
   python3-yaml        # ci/action_test.sh reads the GitHub Action's action.yml
 )
+engines_packages=(
+  postgresql          # a private server for LangGraph's PostgresSaver (ci/postgres_server.sh)
+)
 fuzz_packages=(
   afl++               # afl-clang-fast for the AFL++ fuzzing config
   zip                 # seed corpora for ClusterFuzzLite
@@ -42,7 +46,8 @@ case "$group" in
   certify) wanted=("${packages[@]}") ;;
   test) wanted=("${packages[@]}" "${test_packages[@]}") ;;
   fuzz) wanted=("${packages[@]}" "${test_packages[@]}" "${fuzz_packages[@]}") ;;
-  *) echo "usage: ci/setup.sh [certify|test|fuzz]" >&2; exit 2 ;;
+  engines) wanted=("${packages[@]}" "${test_packages[@]}" "${engines_packages[@]}") ;;
+  *) echo "usage: ci/setup.sh [certify|test|fuzz|engines]" >&2; exit 2 ;;
 esac
 
 missing=()

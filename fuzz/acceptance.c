@@ -1,9 +1,11 @@
 /* acceptance.c — fuzz target: the checkers accept every answer SPEC.md allows.
  *
- * A generated stream (the default shape or the look-alike one, fuzz/gen.h) is merged by the
- * reference; its answer is then rewritten by choices SPEC leaves open, and every checker must
- * accept the result (no Required finding): a finding here is a false alarm, the worst bug a
- * checker can have. The choices:
+ * A generated stream (the default shape, the look-alike one or DESIGN.md §4's partition
+ * reduction, shuffled, fuzz/gen.h) is merged by the reference; its answer is then rewritten by
+ * choices SPEC leaves open, and every checker must accept the result (no Required finding): a
+ * finding here is a false alarm, the worst bug a checker can have. An answer the checkers could
+ * not decide within the judging budget (undecided) is no finding; how often that happens is
+ * printed at exit when $TURNSTILE_FUZZ_STATS is set. The choices:
  *   - the response groups in another order (G1): each group's messages are the reference's
  *     merge of that group's updates alone, which must equal its part of the whole merge (a
  *     metamorphic relation of the reference, asserted on the way);
@@ -16,7 +18,8 @@
  *   - usage counters as strings of their integers (the Agent Framework's options);
  *   - member order, equal numbers respelled and strings re-escaped (fuzz/transform.h), through
  *     writing and parsing again.
- * Input bytes: [0] shape and host, [1..8] the choices' seed, the rest the generator's.
+ * Input bytes: [0] shape (bit 3: partition, else bit 0: look-alike) and host (bits 1 and 2),
+ * [1..8] the choices' seed, the rest the generator's.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -45,7 +48,7 @@ typedef struct input {
 static input read_input(const uint8_t *data, size_t size) {
     input in = {TS_GEN_DEFAULT, false, 0, data, 0};
     if (size > 0) {
-        in.shape = data[0] & 1 ? TS_GEN_LOOKALIKE : TS_GEN_DEFAULT;
+        in.shape = data[0] & 8 ? TS_GEN_PARTITION : data[0] & 1 ? TS_GEN_LOOKALIKE : TS_GEN_DEFAULT;
         in.host = (data[0] & 6) == 6;
     }
     for (size_t i = 1; i < HEADER && i < size; i++) in.seed |= (uint64_t)data[i] << (8 * (i - 1));
@@ -224,6 +227,31 @@ static void rewrite(ts_arena *arena, const ts_stream *s, const groups *gs, bool 
 
 /* ------------------------------------------------------------------------ the target --- */
 
+/* How often the judging budget ran out, per shape: printed at exit when $TURNSTILE_FUZZ_STATS is
+ * set (an undecided answer is no finding, but it should be rare). The one mutable global here:
+ * the fuzzing engine's entry point has no other place to keep a count across inputs. */
+static struct {
+    unsigned long long judged[TS_GEN_SHAPES], undecided[TS_GEN_SHAPES];
+    bool registered;
+} stats;
+
+static void print_stats(void) {
+    for (int k = 0; k < TS_GEN_SHAPES; k++)
+        if (stats.judged[k])
+            fprintf(stderr, "==turnstile== acceptance shape %s: %llu answers judged, %llu undecided (%.4f%%)\n",
+                ts_gen_shape_name((ts_gen_shape)k), stats.judged[k], stats.undecided[k],
+                stats.judged[k] ? 100.0 * (double)stats.undecided[k] / (double)stats.judged[k] : 0.0);
+}
+
+static void count_outcome(ts_gen_shape shape, bool undecided) {
+    if (!stats.registered) {
+        stats.registered = true;
+        if (getenv("TURNSTILE_FUZZ_STATS")) atexit(print_stats);
+    }
+    stats.judged[shape]++;
+    stats.undecided[shape] += undecided;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     input in = read_input(data, size);
     ts_arena arena;
@@ -264,7 +292,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ts_buf_free(&text);
     ts_findings findings;
     ts_findings_init(&findings);
-    if (!ts_check_merge(s.updates, s.count, host, &reread, &findings)) fail("out of memory", &in, NULL);
+    ts_check_status checked = ts_check_merge(s.updates, s.count, host, &reread, NULL, &findings);
+    if (!checked) fail("out of memory", &in, NULL);
+    count_outcome(in.shape, checked == TS_CHECK_UNDECIDED); /* undecided is no finding; how often is measured */
     if (ts_oracle_has_required(&findings)) {
         for (size_t i = 0; i < findings.count; i++)
             fprintf(stderr, "==turnstile== [%s] %s\n", findings.items[i].rule, findings.items[i].message);

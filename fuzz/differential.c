@@ -113,7 +113,7 @@ static void ask(const ts_json *values, size_t n, verdict *v) {
         ts_findings findings;
         ts_findings_init(&findings);
         ts_check_host(stream.updates, stream.count, ts_json_get(&reply, "stream"), ts_json_get(&reply, "response"),
-                      ts_json_get(&reply, "error") != NULL, &findings);
+                      ts_json_get(&reply, "error") != NULL, NULL, &findings); /* undecided: the findings of the rest */
         for (size_t i = 0; i < findings.count && !v->rule; i++) {
             const ts_rule_info *info = ts_rule_find(findings.items[i].rule);
             if ((info && info->level != TS_LEVEL_REQUIRED) || !rule_counts(info ? info->id : "H4")) continue;
@@ -131,7 +131,8 @@ static void ask(const ts_json *values, size_t n, verdict *v) {
     } else {
         ts_findings findings;
         ts_findings_init(&findings);
-        ts_check_merge(stream.updates, stream.count, (ts_str){NULL, 0}, ts_json_get(&reply, "response"), &findings);
+        ts_check_merge(stream.updates, stream.count, (ts_str){NULL, 0}, ts_json_get(&reply, "response"), NULL,
+                       &findings); /* undecided: the findings of the rest */
         for (size_t i = 0; i < findings.count && !v->rule; i++) {
             const ts_rule_info *info = ts_rule_find(findings.items[i].rule);
             if ((info && info->level != TS_LEVEL_REQUIRED) || !rule_counts(info ? info->id : "W7")) continue;

@@ -47,7 +47,8 @@ bool ts_oracle_merge_json(ts_arena *arena, const ts_update *updates, size_t coun
 bool ts_oracle_check_json(const ts_update *updates, size_t count, const ts_json *answer) {
     ts_findings findings;
     ts_findings_init(&findings);
-    ts_check_merge(updates, count, (ts_str){NULL, 0}, answer, &findings);
+    /* Undecided (the judging budget ran out) is no finding: the other rules' findings stand. */
+    if (!ts_check_merge(updates, count, (ts_str){NULL, 0}, answer, NULL, &findings)) ts_oracle_fail("out of memory", NULL, 0);
     bool ok = !ts_oracle_has_required(&findings);
     if (!ok) {
         for (size_t i = 0; i < findings.count; i++)

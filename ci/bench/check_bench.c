@@ -1,16 +1,18 @@
 /* check_bench.c — the in-process driver of ci/bench/check_bench.sh: the merge checkers' cost
  * beside the reference merge's, on the same parsed stream, in the same process.
  *
- * usage: check_bench STREAM.jsonl [ANSWER.json|-] [RUNS] [MERGE_RUNS]
+ * usage: check_bench STREAM.jsonl [ANSWER.json|-] [RUNS] [MERGE_RUNS] [JUDGE_STATES]
  *
  * Reads and parses the stream once. Then, RUNS times (default 5) each:
  *   merge  ts_merge + ts_response_to_json   (the peer: what `turnstile merge` does after parsing)
  *   check  ts_check_merge on the answer      (ANSWER, or the reference's own answer when absent)
- * (the merge MERGE_RUNS times, default RUNS; 0 skips it and prints nan, for a quick run)
+ * (the merge MERGE_RUNS times, default RUNS; 0 skips it and prints nan, for a quick run; the
+ * check under the judging budget's defaults, or JUDGE_STATES states, 0: no limit on states)
  * and prints one line of key=value: the medians of wall and CPU time (CLOCK_MONOTONIC,
  * CLOCK_PROCESS_CPUTIME_ID) of each, the findings of the last check (every answer given here is
  * valid, so 0), and the search states the decider visited (ts_match_decide, run once more on
- * its own). Exit 0 when the answer passed, 1 when a check found anything, 2 on bad input.
+ * its own), and whether the budget ran out (undecided=1). Exit 0 when the answer passed, 1 when
+ * a check found anything, 2 on bad input, 4 when it was undecided.
  */
 #include <math.h>
 #include <stdio.h>
@@ -62,10 +64,12 @@ static double median(double *v, int n) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2 || argc > 5) {
-        fprintf(stderr, "usage: check_bench STREAM.jsonl [ANSWER.json|-] [RUNS] [MERGE_RUNS]\n");
+    if (argc < 2 || argc > 6) {
+        fprintf(stderr, "usage: check_bench STREAM.jsonl [ANSWER.json|-] [RUNS] [MERGE_RUNS] [JUDGE_STATES]\n");
         return 2;
     }
+    ts_judge_budget budget = {0, 0};
+    if (argc >= 6) budget.states = strtoull(argv[5], NULL, 10) ? strtoull(argv[5], NULL, 10) : TS_JUDGE_UNLIMITED_STATES;
     int runs = argc >= 4 ? atoi(argv[3]) : 5;
     if (runs < 1 || runs > MAX_RUNS) runs = 5;
     int merge_runs = argc >= 5 ? atoi(argv[4]) : runs;
@@ -99,6 +103,7 @@ int main(int argc, char **argv) {
     }
     double merge_wall[MAX_RUNS], merge_cpu[MAX_RUNS], check_wall[MAX_RUNS], check_cpu[MAX_RUNS];
     size_t findings = 0;
+    bool undecided = false;
     for (int r = 0; r < runs; r++) {
         ts_arena scratch;
         ts_arena_init(&scratch);
@@ -118,10 +123,12 @@ int main(int argc, char **argv) {
         ts_findings_init(&f);
         w = seconds(CLOCK_MONOTONIC);
         c = seconds(CLOCK_PROCESS_CPUTIME_ID);
-        if (!ts_check_merge(stream.updates, stream.count, (ts_str){NULL, 0}, &answer, &f)) {
+        ts_check_status checked = ts_check_merge(stream.updates, stream.count, (ts_str){NULL, 0}, &answer, &budget, &f);
+        if (!checked) {
             fprintf(stderr, "check_bench: out of memory while checking\n");
             return 2;
         }
+        undecided = checked == TS_CHECK_UNDECIDED;
         check_wall[r] = seconds(CLOCK_MONOTONIC) - w;
         check_cpu[r] = seconds(CLOCK_PROCESS_CPUTIME_ID) - c;
         findings = f.count + f.suppressed;
@@ -137,16 +144,17 @@ int main(int argc, char **argv) {
         ts_expectation e;
         ts_group_words words;
         ts_decision d;
-        if (ts_expect_merge(&scratch, stream.updates, stream.count, (ts_str){NULL, 0}, &e) &&
-            ts_order_words(&scratch, &e, &words) && ts_match_decide(&scratch, &e, &words, ts_json_get(&answer, "messages"), &d))
+        if (ts_expect_merge(&scratch, stream.updates, stream.count, (ts_str){NULL, 0}, NULL, &e) &&
+            ts_order_words(&scratch, &e, &words) &&
+            ts_match_decide(&scratch, &e, &words, ts_json_get(&answer, "messages"), NULL, &budget, &d))
             states = d.states;
         ts_arena_free(&scratch);
     }
-    printf("updates=%zu merge_wall=%.4f merge_cpu=%.4f check_wall=%.4f check_cpu=%.4f findings=%zu states=%zu\n",
+    printf("updates=%zu merge_wall=%.4f merge_cpu=%.4f check_wall=%.4f check_cpu=%.4f findings=%zu states=%zu "
+           "undecided=%d\n",
            stream.count, merge_runs ? median(merge_wall, merge_runs) : NAN, merge_runs ? median(merge_cpu, merge_runs) : NAN,
-           median(check_wall, runs),
-           median(check_cpu, runs), findings, states);
+           median(check_wall, runs), median(check_cpu, runs), findings, states, undecided);
     free(text);
     ts_arena_free(&arena);
-    return findings == 0 ? 0 : 1;
+    return findings ? 1 : undecided ? 4 : 0;
 }

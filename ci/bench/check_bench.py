@@ -8,8 +8,12 @@ once and times, in one process on the same parsed updates:
   check   ts_check_merge on the answer                 every merge rule, the exact decider included
 RUNS times each; the table gives the median wall and CPU seconds of both, the ratio of the CPU
 medians check/merge, and the number of search states the decider visited (a straight path is
-the number of placed response groups + 1). Every answer here is valid (but partition_no's): a check
-that finds anything stops this script.
+the number of placed response groups + 1). Every answer here is valid but the partition_*no*
+shapes' (their verdict must be "rejected"): a check that finds anything in a valid answer, or
+passes an invalid one, stops this script. The check runs under the judging budget's defaults
+(conformance/checkers/budget.h; --judge-states N to change, 0: no limit): a row whose search
+ran out of it says "undecided" and its ratio is left out of the summary, which lists those
+rows apart.
 
 The reference merge orders and groups in linear time (core/merge/merger.c), so it is timed at
 every size beside the check; --merge-max-groups-updates N still skips it (printed "nan") on the
@@ -28,14 +32,20 @@ Shapes (every random choice from random.Random(seed).random(), so the bytes are 
   lookalike_shuffled  the same groups answered in a random group order: neither usual order
                   helps, the search proper decides (a 3-PARTITION-like shape: see DESIGN.md)
   long_deltas     a few messages, each of N/8 text deltas (coalescing)
-  partition       DESIGN.md's 3-PARTITION reduction: groups of x identical "a" messages and m
-                  groups of one "b"; the answer (a^B b)^m from a valid partition, groups
-                  arriving in random order. N is the number of triples m: this is where the
-                  cost can grow
-  partition_no    the same with a no-instance: the answer is invalid (the table shows the cost
-                  of proving it; the verdict column says "rejected", as it must)
+  partition_{sorted,shuffled}  DESIGN.md's 3-PARTITION reduction with N response groups (m = N/4
+                  triples): groups of x identical "a" messages (B/4 < x < B/2, B = 4(10+m)+3)
+                  and m groups of one "b"; the answer (a^B b)^m from a valid partition. sorted:
+                  the groups arrive in the answer's order (it is the reference's own answer);
+                  shuffled: in a random order. The decider is canonical, so both cost the same
+  partition_no_{sorted,shuffled}  the same with a no-instance (two sizes moved to 3 mod 4): the
+                  answer is invalid; the row shows the cost of proving it
+  partition_wide[_no]_{sorted,shuffled}  the same with larger bins, B = 4(10m)+3: many more ways
+                  to fill one, so the search grows far sooner (the issue's 64-group instances)
 
-usage: check_bench.py --driver BIN [--sizes N,N] [--partition-sizes M,M] [--runs R] [--shapes a,b]
+usage: check_bench.py --driver BIN [--sizes N,N] [--partition-sizes N,N] [--runs R] [--shapes a,b]
+                      [--judge-states N]
+       check_bench.py --write-case SHAPE N DIR   (writes DIR/SHAPE_N.jsonl and, when the shape has
+                      one, DIR/SHAPE_N.answer.json, and prints their paths: the tests' inputs)
 """
 import argparse
 import json
@@ -146,9 +156,8 @@ def shape_long_deltas(n, rng):
     return ups, None
 
 
-def three_partition(m, rng):
-    """m triples with sum B each; sizes strictly between B/4 and B/2, all = 1 (mod 4), B = 3 (mod 4)."""
-    B = 4 * (10 + m) + 3
+def three_partition(m, rng, B):
+    """m triples with sum B each; sizes strictly between B/4 and B/2, all = 1 (mod 4); B = 3 (mod 4)."""
     triples = []
     for _ in range(m):
         while True:
@@ -158,20 +167,18 @@ def three_partition(m, rng):
             if B / 4 < a < B / 2 and B / 4 < b < B / 2 and B / 4 < c < B / 2:
                 triples.append((a, b, c))
                 break
-    return B, triples
+    return triples
 
 
-def partition_stream(sizes, m):
-    """Group i: sizes[i] user "a" messages (empty assistant updates between them, which M6 omits);
-    then m groups of one user "b"."""
+def partition_stream(groups):
+    """groups: ("a", x) is x user "a" messages (empty assistant updates between them, which M6
+    omits), ("b", 1) one user "b"; each group its own responseId, sent in the order given."""
     ups = []
-    for gid, x in enumerate(sizes):
+    for gid, (kind, x) in enumerate(groups):
         for j in range(x):
-            ups.append({"responseId": "a%d" % gid, "role": "user", "contents": [text("a")]})
+            ups.append({"responseId": "g%d" % gid, "role": "user", "contents": [text(kind)]})
             if j + 1 < x:
-                ups.append({"responseId": "a%d" % gid, "role": "assistant", "contents": []})
-    for t in range(m):
-        ups.append({"responseId": "b%d" % t, "role": "user", "contents": [text("b")]})
+                ups.append({"responseId": "g%d" % gid, "role": "assistant", "contents": []})
     return ups
 
 
@@ -179,29 +186,52 @@ def partition_answer(B, m):
     msgs = []
     for _ in range(m):
         msgs += [{"role": "user", "contents": [text("a")]}] * B + [{"role": "user", "contents": [text("b")]}]
-    return {"responseId": "a0", "messages": msgs}
+    return {"responseId": "g0", "messages": msgs}
 
 
-def shape_partition(m, rng):
-    """A yes-instance: the answer (a^B b)^m is valid; groups arrive in a random order."""
-    B, triples = three_partition(m, rng)
-    sizes = sorted((x for t in triples for x in t), key=lambda _: rng.random())
-    return partition_stream(sizes, m), partition_answer(B, m)
+def partition_groups(triples, valid, rng):
+    """The groups in answer order: each triple's sizes, then a "b". For a no-instance, two sizes
+    of different triples moved by 2 (to 3 mod 4): any triple holding one must hold both (sums
+    are 3 mod 4), and its third would have to be B - x - y, which no size is."""
+    sizes = [list(t) for t in triples]
+    if not valid:
+        B = sum(triples[0])
+        while True:
+            x, y = sizes[0][0], sizes[1][0]
+            rest = [v for t in sizes for v in t][1:3] + [v for t in sizes for v in t][4:]
+            if B - x - y not in rest and B / 4 < x + 2 < B / 2 and B / 4 < y - 2 < B / 2:
+                break
+            sizes = [list(t) for t in three_partition(len(triples), rng, B)]
+        sizes[0][0], sizes[1][0] = x + 2, y - 2
+    groups = []
+    for t in sizes:
+        groups += [("a", v) for v in t] + [("b", 1)]
+    return groups
 
 
-def shape_partition_no(m, rng):
-    """A no-instance: two sizes of different triples moved by 2 (to 3 mod 4): any triple holding
-    one must hold both (sums are 3 mod 4), and its third would have to be B - x - y, which no
-    size is. The answer (a^B b)^m is invalid; the whole search space is explored."""
-    while True:
-        B, triples = three_partition(m, rng)
-        sizes = [x for t in triples for x in t]
-        x, y = triples[0][0], triples[1][0]
-        if B - x - y not in sizes[1:3] + sizes[4:] and B / 4 < x + 2 < B / 2 and B / 4 < y - 2 < B / 2:
-            break
-    sizes[0], sizes[3] = x + 2, y - 2
-    sizes = sorted(sizes, key=lambda _: rng.random())
-    return partition_stream(sizes, m), partition_answer(B, m)
+def partition_shape(n, rng, wide, valid, shuffled):
+    """DESIGN.md §4's 3-PARTITION reduction with n response groups (m = n/4 triples): groups of
+    x identical "a" messages and m groups of one "b"; the answer is (a^B b)^m. sorted: the
+    groups arrive in the answer's order (the reference's own answer, group by group); shuffled:
+    in a random order. B = 4(10+m)+3 (DESIGN.md's), or wide: 4(10m)+3 (larger bins, many more
+    ways to fill one: the issue's hard instances)."""
+    m = max(1, n // 4)
+    B = 4 * (10 * m if wide else 10 + m) + 3
+    groups = partition_groups(three_partition(m, rng, B), valid, rng)
+    if shuffled:
+        groups = sorted(groups, key=lambda _: rng.random())
+    return partition_stream(groups), partition_answer(B, m)
+
+
+def partition_shapes():
+    shapes = {}
+    for wide in (False, True):
+        for valid in (True, False):
+            for shuffled in (False, True):
+                name = "partition%s%s_%s" % ("_wide" if wide else "", "" if valid else "_no",
+                                            "shuffled" if shuffled else "sorted")
+                shapes[name] = (lambda w, v, sh: lambda n, rng: partition_shape(n, rng, w, v, sh))(wide, valid, shuffled)
+    return shapes
 
 
 GROUP_HEAVY = {"many_ids", "identical", "lookalike", "lookalike_shuffled"}
@@ -215,8 +245,7 @@ SHAPES = {
     "lookalike": shape_lookalike,
     "lookalike_shuffled": shape_lookalike_shuffled,
     "long_deltas": shape_long_deltas,
-    "partition": shape_partition,
-    "partition_no": shape_partition_no,
+    **partition_shapes(),
 }
 
 
@@ -241,17 +270,25 @@ def write_case(directory, shape, n, seed):
 
 
 def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "--write-case":
+        shape, n, directory = sys.argv[2], int(sys.argv[3]), sys.argv[4]
+        if shape not in SHAPES:
+            sys.exit("check_bench.py: no shape %r (shapes: %s)" % (shape, ", ".join(SHAPES)))
+        print(*(p for p in write_case(directory, shape, n, 20260513 + n) if p))
+        return
     ap = argparse.ArgumentParser()
     ap.add_argument("--driver", required=True)
     ap.add_argument("--sizes", default="100000,1000000")
-    ap.add_argument("--partition-sizes", default="4,6,8")
+    ap.add_argument("--partition-sizes", default="16,32,64")
+    ap.add_argument("--judge-states", type=int, default=-1)  # -1: the default budget; 0: no limit
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--shapes", default=",".join(SHAPES))
     ap.add_argument("--merge-max-groups-updates", type=int, default=0)  # 0: no skip
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="turnstile-check-bench.")
-    print("%-18s %8s %8s %9s %9s %9s %9s %8s %9s %s" % (
+    print("%-29s %8s %8s %9s %9s %9s %9s %8s %9s %s" % (
         "shape", "n", "updates", "merge s", "merge cpu", "check s", "check cpu", "cpu x", "states", "verdict"))
+    decided, undecided = [], []
     for shape in args.shapes.split(","):
         sizes = args.partition_sizes if shape.startswith("partition") else args.sizes
         for n in (int(x) for x in sizes.split(",")):
@@ -259,23 +296,35 @@ def main():
             merge_runs = args.runs
             if shape in GROUP_HEAVY and args.merge_max_groups_updates and n > args.merge_max_groups_updates:
                 merge_runs = 0
-            run = subprocess.run([args.driver, stream, answer or "-", str(args.runs), str(merge_runs)],
-                                 capture_output=True, text=True)
-            expect_reject = shape.endswith("_no")
-            if run.returncode != (1 if expect_reject else 0):
+            command = [args.driver, stream, answer or "-", str(args.runs), str(merge_runs)]
+            if args.judge_states >= 0:
+                command.append(str(args.judge_states))
+            run = subprocess.run(command, capture_output=True, text=True)
+            expect_reject = "_no" in shape
+            if run.returncode not in ((1 if expect_reject else 0), 4):
                 sys.stderr.write(run.stderr[-3000:])
-                sys.exit("check_bench.py: %s n=%d: the driver exited %d (a valid answer rejected?)" % (
-                    shape, n, run.returncode))
+                sys.exit("check_bench.py: %s n=%d: the driver exited %d (%s)" % (
+                    shape, n, run.returncode, "an invalid answer passed?" if expect_reject else "a valid answer rejected?"))
             r = dict(kv.split("=") for kv in run.stdout.split())
             mc, cc = float(r["merge_cpu"]), float(r["check_cpu"])
             mc = mc if mc == mc else 0.0  # nan: not measured
-            print("%-18s %8d %8s %9s %9s %9s %9s %8.2f %9s %s" % (
+            verdict = "undecided" if run.returncode == 4 else "rejected" if expect_reject else "valid"
+            ratio = cc / mc if mc > 0 else float("nan")
+            (undecided if verdict == "undecided" else decided).append((shape, n, ratio, r["states"]))
+            print("%-29s %8d %8s %9s %9s %9s %9s %8.2f %9s %s" % (
                 shape, n, r["updates"], r["merge_wall"], r["merge_cpu"], r["check_wall"], r["check_cpu"],
-                cc / mc if mc > 0 else float("nan"), r["states"], "rejected" if expect_reject else "valid"), flush=True)
+                ratio, r["states"], verdict), flush=True)
             for path in (stream, answer):
                 if path:
                     os.remove(path)
     os.rmdir(work)
+    ratios = [x[2] for x in decided if x[2] == x[2]]
+    if ratios:
+        worst = max(decided, key=lambda x: x[2] if x[2] == x[2] else -1)
+        print("decided: %d rows; check/merge CPU worst %.2fx (%s n=%d)" % (len(decided), worst[2], worst[0], worst[1]))
+    if undecided:
+        print("undecided within the judging budget (neither valid nor invalid; ratio not counted): %s" % (
+            ", ".join("%s n=%d (%s states)" % (x[0], x[1], x[3]) for x in undecided)))
 
 
 if __name__ == "__main__":

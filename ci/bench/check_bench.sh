@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ci/bench/check_bench.sh — the merge checkers' cost beside the reference merge's (issue 12).
 #
-# usage: ci/bench/check_bench.sh [SIZES] [PARTITION_SIZES]     (defaults: 100000,1000000 and 4,8,16,24)
+# usage: ci/bench/check_bench.sh [SIZES] [PARTITION_SIZES]     (defaults: 100000,1000000 and 16,32,64,96 groups)
 #        BENCH_RUNS=5 ci/bench/check_bench.sh                   (runs per measurement, default 5)
 #
 # Builds the in-process driver //ci/bench:check_bench (default config: clang -O2, no sanitizer)
@@ -14,7 +14,7 @@
 # is rejected.
 set -euo pipefail
 sizes="${1:-100000,1000000}"
-partition_sizes="${2:-4,8,16,24}"
+partition_sizes="${2:-16,32,64,96}"
 runs="${BENCH_RUNS:-5}"
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "check_bench.sh: BENCH_RUNS must be a positive integer" >&2; exit 2; }
 [[ "$sizes" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || { echo "usage: $0 [SIZES] [PARTITION_SIZES] (comma-separated positive integers)" >&2; exit 2; }

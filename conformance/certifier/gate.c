@@ -177,7 +177,9 @@ static void judge_entry(const ts_expected_entry *e, const ts_certification *c, s
     *first = NULL;
     for (size_t i = 0; i < c->count; i++) {
         const ts_case_result *r = &c->results[i];
-        if (r->apart || r->verdict == TS_VERDICT_SKIPPED || fnmatch(e->case_pattern, r->c->id, 0) != 0) continue;
+        if (r->apart || r->verdict == TS_VERDICT_SKIPPED || r->verdict == TS_VERDICT_UNDECIDED ||
+            fnmatch(e->case_pattern, r->c->id, 0) != 0)
+            continue;
         if (!(*judged)++) *first = r->c->id;
         const char *keys[MAX_KEYS];
         size_t n = ts_gate_failing_keys(r, keys, MAX_KEYS);

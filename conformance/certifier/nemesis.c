@@ -40,6 +40,7 @@ struct ts_nemesis {
     uint64_t changes;
     bool death_seen;           /* a store operation the observer killed at was drained */
     char unmade[300];          /* the plan's power loss could not be made in this run: why ("" made) */
+    char run_name[64];         /* the run's store, under the case's directory */
     ts_case_world *world;           /* during a drain */
     ts_buf crash;              /* the run's power loss, as JSON members */
     ts_buf scratch;
@@ -104,6 +105,7 @@ const char *ts_nemesis_warnings(const ts_nemesis *n) { return n->warnings.data ?
 bool ts_nemesis_begin_run(ts_nemesis *n, const char *name, const ts_kill_plan *plan, char *store, size_t store_size,
                           char *why, size_t why_size) {
     n->plan = plan ? *plan : (ts_kill_plan){0};
+    snprintf(n->run_name, sizeof n->run_name, "%s", name);
     n->recording = n->plan.point == 0;
     n->next_point = 0;
     n->killed_point = 0;
@@ -259,7 +261,14 @@ bool ts_nemesis_after_death(ts_nemesis *n, ts_case_world *w, bool killed_at_line
     return true;
 }
 
-void ts_nemesis_restarted(ts_nemesis *n, ts_case_world *w) { drain(n, w, UINT64_MAX); }
+void ts_nemesis_restarted(ts_nemesis *n, ts_case_world *w) {
+    drain(n, w, UINT64_MAX);
+    /* The observer of the stopped process took the arming with it: the next start's is armed
+     * for what is left of the count (the run's operations are numbered across its processes). */
+    uint64_t done = n->fs ? ts_fsnemesis_operations(n->fs) : 0;
+    if (n->plan.store_op && !n->killed_point && n->plan.store_op > done)
+        ts_testee_arm(n->testee, n->run_name, n->plan.store_op - done, true);
+}
 
 void ts_nemesis_end_run(ts_nemesis *n, ts_case_world *w) {
     drain(n, w, UINT64_MAX);

@@ -16,6 +16,14 @@ static bool case_branches(const ts_case *c) {
     return false;
 }
 
+/* The run's verdict, as the reports name it: a run with no failure but undecided cases has no
+ * verdict of conformance (never a pass), and no failure either. */
+static const char *run_verdict(const ts_certification *c) {
+    if (c->harness_failure[0]) return "not certified";
+    if (!ts_report_conformant(c)) return "not conformant";
+    return ts_certification_undecided(c) ? "undecided" : "conformant";
+}
+
 /* Which cases a rule is judged on: host rules (H) on host cases, the resume engine's (J) on
  * journal cases, the universal ones (U) on resume cases (U12-U15 on those that branch), D1 on
  * every case, the merge rules on merge and host cases (a host's answer holds a merged response). */
@@ -36,7 +44,7 @@ static void rule_counts(const ts_certification *c, const char *rule, size_t *pas
     for (size_t i = 0; i < c->count; i++) {
         const ts_case_result *r = &c->results[i];
         if (r->apart || !rule_applies(rule, r->c)) continue;
-        if (r->verdict == TS_VERDICT_SKIPPED || r->verdict == TS_VERDICT_ERROR) (*skipped)++;
+        if (r->verdict == TS_VERDICT_SKIPPED || r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_UNDECIDED) (*skipped)++;
         else if (ts_findings_has(&r->findings, rule)) (*failed)++;
         else (*passed)++;
     }
@@ -156,6 +164,44 @@ static void put_clean(FILE *out, const char *s, bool keep_newlines) {
     ts_buf_free(&clean);
 }
 
+
+/* The durability a certification's resume cases show (SPEC §6.4): "none" when some case breaks
+ * U9, "process-crash" when one breaks U11 or ran without power loss, "power-loss" otherwise;
+ * NULL when no resume case was judged. Sums their points into the counts given. */
+static const char *durability_level(const ts_certification *c, const char **nemesis, long counts[5]) {
+    bool any = false, u9 = false, u11 = false, all_power = true;
+    *nemesis = NULL;
+    for (int k = 0; k < 5; k++) counts[k] = 0;
+    for (size_t i = 0; i < c->count; i++) {
+        const ts_case_result *r = &c->results[i];
+        if (strcmp(r->c->op, "resume") != 0 || r->apart || r->verdict == TS_VERDICT_SKIPPED || !r->answer) continue;
+        any = true;
+        for (size_t k = 0; k < r->findings.count; k++) {
+            u9 |= strcmp(r->findings.items[k].rule, "U9") == 0;
+            u11 |= strcmp(r->findings.items[k].rule, "U11") == 0;
+        }
+        ts_arena arena;
+        ts_arena_init(&arena);
+        ts_json h;
+        ts_error err;
+        if (ts_codec_parse(&arena, r->answer, strlen(r->answer), &h, &err)) {
+            ts_str kind = ts_json_string(ts_json_get(&h, "nemesis"));
+            all_power &= ts_str_eq_cstr(kind, "power-loss");
+            if (!*nemesis || !ts_str_eq_cstr(kind, *nemesis))
+                *nemesis = ts_str_eq_cstr(kind, "power-loss") ? "power-loss" : ts_str_eq_cstr(kind, "store") ? "store" : "protocol";
+            const ts_json *p = ts_json_get(&h, "points");
+            const char *keys[5] = {"protocol", "store", "killRuns", "merged", "powerLossNotMade"};
+            for (int k = 0; k < 5; k++) {
+                const ts_json *v = ts_json_get(p, keys[k]);
+                counts[k] += v && v->kind == TS_JSON_INT ? (long)v->u.i : 0;
+            }
+        }
+        ts_arena_free(&arena);
+    }
+    if (!any) return NULL;
+    return u9 ? "none" : (u11 || !all_power) ? "process-crash" : "power-loss";
+}
+
 void ts_report_text(FILE *out, const ts_certification *c, const ts_report_context *ctx, bool verbose) {
     fputs("turnstile certify: ", out);
     put_clean(out, c->testee, false);
@@ -179,12 +225,18 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
         if (r->expected && !verbose) continue;
         if (r->verdict == TS_VERDICT_PASS && !warn && !verbose) continue;
         if (r->verdict == TS_VERDICT_SKIPPED && !verbose) continue;
+        bool undecided = r->verdict == TS_VERDICT_UNDECIDED;
         const char *label = r->apart ? "APART" : r->expected ? "XFAIL" : warn ? "WARN" : r->verdict == TS_VERDICT_FAIL ? "FAIL"
-                            : r->verdict == TS_VERDICT_ERROR ? "ERROR" : r->verdict == TS_VERDICT_SKIPPED ? "SKIP" : "PASS";
+                            : r->verdict == TS_VERDICT_ERROR ? "ERROR" : r->verdict == TS_VERDICT_SKIPPED ? "SKIP"
+                            : undecided ? "UNDECIDED" : "PASS";
         fprintf(out, "%-5s %s", label, r->c->id);
         if (r->apart) fprintf(out, "  (%s: %s)", r->apart, ts_verdict_name(r->verdict));
         if (r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_SKIPPED) {
             fprintf(out, "  %s: ", r->outcome);
+            put_clean(out, r->detail, false);
+        }
+        if (undecided) {
+            fputs("  ", out);
             put_clean(out, r->detail, false);
         }
         fputc('\n', out);
@@ -204,7 +256,7 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
             put_clean(out, tail, true);
             if (tail[strlen(tail) - 1] != '\n') fputc('\n', out);
         }
-        if (failing(r) && !r->apart && !r->expected && ctx) {
+        if ((failing(r) || undecided) && !r->apart && !r->expected && ctx) {
             fprintf(out, "      replay: %s --cases %s%s\n", ctx->replay_before, r->c->id, ctx->replay_after);
             print_kill_replay(out, r, ctx);
         }
@@ -251,12 +303,30 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
     size_t req_pass, req_all, rec_pass, rec_all;
     level_counts(c, TS_LEVEL_REQUIRED, &req_pass, &req_all);
     level_counts(c, TS_LEVEL_RECOMMENDED, &rec_pass, &rec_all);
+    size_t undecided = ts_certification_undecided(c);
     if (c->harness_failure[0]) fprintf(out, "verdict: NOT CERTIFIED: the run stopped: %s\n", c->harness_failure);
     else
         fprintf(out, "verdict: %s: Required rules %zu of %zu pass, Recommended %zu of %zu; cases %zu of %zu pass",
-                ts_report_conformant(c) ? "CONFORMANT" : "NOT CONFORMANT", req_pass, req_all, rec_pass, rec_all, passed,
-                c->count - apart - skipped);
+                !ts_report_conformant(c) ? "NOT CONFORMANT" : undecided ? "UNDECIDED" : "CONFORMANT", req_pass, req_all,
+                rec_pass, rec_all, passed, c->count - apart - skipped);
+    if (!c->harness_failure[0] && undecided)
+        fprintf(out, ", %zu undecided within the judging budget (neither passed nor failed)", undecided);
     if (!c->harness_failure[0]) fprintf(out, ctx && ctx->gate ? " (%zu fail as expected)\n" : "\n", expected);
+    const char *nemesis;
+    long points[5];
+    const char *level = durability_level(c, &nemesis, points);
+    if (level && !c->harness_failure[0]) {
+        fprintf(out, "durability: %s", level);
+        if (c->testee_durability) {
+            fputs(" (claimed: ", out);
+            put_clean(out, c->testee_durability, false);
+            fputc(')', out);
+        }
+        fprintf(out, "; nemesis %s: %ld protocol and %ld store points, %ld kill runs (%ld merged as the same experiment)",
+                nemesis, points[0], points[1], points[2], points[3]);
+        if (points[4]) fprintf(out, ", %ld power losses not made", points[4]);
+        fputc('\n', out);
+    }
     if (ctx && ctx->gate_text && *ctx->gate_text) fputs(ctx->gate_text, out);
     if (ctx && ctx->gate) {
         const ts_gate_counts *g = ctx->gate;
@@ -264,11 +334,13 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
                 g->new_failures, g->unexpected_passes, g->stale);
         /* The closing line counts what the gate decides: expected failures are skipped (as in
          * the JUnit report), and every unexpected pass or stale entry is a failure. */
-        fprintf(out, "%zu passed, %zu failed, %zu skipped\n", passed, g->new_failures + g->unexpected_passes + g->stale,
+        fprintf(out, "%zu passed, %zu failed, %zu skipped", passed, g->new_failures + g->unexpected_passes + g->stale,
                 skipped + g->expected);
     } else {
-        fprintf(out, "%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
+        fprintf(out, "%zu passed, %zu failed, %zu skipped", passed, failed, skipped);
     }
+    if (undecided) fprintf(out, ", %zu undecided", undecided);
+    fputc('\n', out);
 }
 
 /* The testee's command for a certificate: absolute paths (build and temp directories) are
@@ -302,7 +374,7 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
     size_t passed, failed, skipped, errors;
     ts_certification_counts(c, &passed, &failed, &skipped, &errors);
     ts_buf_append_str(&b, "{\"format\":\"turnstile-certification\",\"version\":1,\"verdict\":");
-    json_str(&b, c->harness_failure[0] ? "not certified" : ts_report_conformant(c) ? "conformant" : "not conformant");
+    json_str(&b, run_verdict(c));
     if (c->harness_failure[0]) {
         ts_buf_append_str(&b, ",\"harnessFailure\":");
         json_str(&b, c->harness_failure);
@@ -323,7 +395,23 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
     portable_command(&command, c->testee);
     json_str(&b, command.data ? command.data : "");
     ts_buf_free(&command);
-    ts_buf_appendf(&b, ",\"restarts\":%d},\"suite\":{\"version\":", c->restarts);
+    if (c->testee_durability) {
+        ts_buf_append_str(&b, ",\"durability\":");
+        json_str(&b, c->testee_durability);
+    }
+    ts_buf_appendf(&b, ",\"restarts\":%d}", c->restarts);
+    const char *nemesis;
+    long points[5];
+    const char *level = durability_level(c, &nemesis, points);
+    if (level) {
+        ts_buf_append_str(&b, ",\"durability\":{\"level\":");
+        json_str(&b, level);
+        ts_buf_append_str(&b, ",\"nemesis\":");
+        json_str(&b, nemesis);
+        ts_buf_appendf(&b, ",\"protocolPoints\":%ld,\"storePoints\":%ld,\"killRuns\":%ld,\"merged\":%ld,\"powerLossNotMade\":%ld}",
+                       points[0], points[1], points[2], points[3], points[4]);
+    }
+    ts_buf_append_str(&b, ",\"suite\":{\"version\":");
     json_str(&b, c->suite ? c->suite->version : "");
     ts_buf_append_str(&b, ",\"sha256\":");
     json_str(&b, c->suite ? c->suite->hash : "");
@@ -414,8 +502,8 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
     size_t apart = 0;
     for (size_t i = 0; i < c->count; i++) apart += c->results[i].apart != NULL;
     ts_buf_appendf(&b, "],\"summary\":{\"cases\":%zu,\"passed\":%zu,\"failed\":%zu,\"skipped\":%zu,\"errors\":%zu,"
-                       "\"apart\":%zu,\"seconds\":%.3f}",
-                   c->count, passed, failed, skipped, errors, apart, c->seconds);
+                       "\"undecided\":%zu,\"apart\":%zu,\"seconds\":%.3f}",
+                   c->count, passed, failed, skipped, errors, ts_certification_undecided(c), apart, c->seconds);
     if (ctx && ctx->gate) {
         ts_buf_appendf(&b, ",\"gate\":{\"passed\":%s,\"expectedFailures\":%zu,\"newFailures\":%zu,\"unexpectedPasses\":%zu,"
                            "\"staleEntries\":%zu}",
@@ -463,7 +551,7 @@ bool ts_report_junit(FILE *out, const ts_certification *c, const ts_report_conte
     size_t tests = c->count, failures = 0, errors = 0, skipped = 0;
     for (size_t i = 0; i < c->count; i++) {
         const ts_case_result *r = &c->results[i];
-        if (r->apart || r->expected || r->verdict == TS_VERDICT_SKIPPED) skipped++;
+        if (r->apart || r->expected || r->verdict == TS_VERDICT_SKIPPED || r->verdict == TS_VERDICT_UNDECIDED) skipped++;
         else if (r->verdict == TS_VERDICT_ERROR) errors++;
         else if (r->verdict == TS_VERDICT_FAIL) failures++;
     }
@@ -481,7 +569,7 @@ bool ts_report_junit(FILE *out, const ts_certification *c, const ts_report_conte
     xml_property(&b, "turnstile.commit", c->turnstile_commit);
     xml_property(&b, "suite.version", c->suite ? c->suite->version : "");
     xml_property(&b, "suite.sha256", c->suite ? c->suite->hash : "");
-    xml_property(&b, "verdict", c->harness_failure[0] ? "not certified" : ts_report_conformant(c) ? "conformant" : "not conformant");
+    xml_property(&b, "verdict", run_verdict(c));
     if (c->options->platform) xml_property(&b, "platform", c->options->platform);
     ts_buf_append_str(&b, "</properties>\n");
     for (size_t i = 0; i < c->count; i++) {
@@ -521,6 +609,10 @@ bool ts_report_junit(FILE *out, const ts_certification *c, const ts_report_conte
             ts_buf_append_str(&b, "\"/>");
         } else if (r->verdict == TS_VERDICT_SKIPPED) {
             ts_buf_append_str(&b, "<skipped message=\"");
+            xml_escaped(&b, r->detail);
+            ts_buf_append_str(&b, "\"/>");
+        } else if (r->verdict == TS_VERDICT_UNDECIDED) { /* neither a pass nor a failure */
+            ts_buf_append_str(&b, "<skipped type=\"undecided\" message=\"");
             xml_escaped(&b, r->detail);
             ts_buf_append_str(&b, "\"/>");
         } else if (r->verdict == TS_VERDICT_ERROR) {

@@ -20,6 +20,7 @@ const char *ts_verdict_name(ts_verdict verdict) {
     case TS_VERDICT_FAIL: return "fail";
     case TS_VERDICT_SKIPPED: return "skipped";
     case TS_VERDICT_ERROR: return "error";
+    case TS_VERDICT_UNDECIDED: return "undecided";
     }
     return "?";
 }
@@ -141,6 +142,13 @@ static bool has_required(const ts_findings *f) {
     return false;
 }
 
+/* Some selected rule is one the arrangement of the messages decides (checks.h). */
+static bool arrangement_selected(const ts_run_options *options) {
+    for (size_t k = 0; k < ts_rule_count; k++)
+        if (ts_check_rule_needs_arrangement(ts_rules[k].id) && ts_run_rule_selected(options, ts_rules[k].id)) return true;
+    return false;
+}
+
 /* Judges one answer line for case c into r (verdict, findings, equivalence). */
 static void judge(const ts_case *c, const char *line, size_t len, const ts_run_options *options, ts_case_result *r) {
     ts_arena arena;
@@ -181,10 +189,11 @@ static void judge(const ts_case *c, const char *line, size_t len, const ts_run_o
     const ts_json *response = ts_json_get(&answer, journal ? "journal" : "response");
     ts_findings all;
     ts_findings_init(&all);
+    ts_check_status checked = TS_CHECK_DECIDED;
     if (rejection.ptr) {
         r->outcome = "rejected";
         snprintf(r->detail, sizeof r->detail, "%.*s", (int)(rejection.len > 380 ? 380 : rejection.len), rejection.ptr);
-        if (host) ts_check_host(c->updates.updates, c->updates.count, NULL, NULL, true, &all);
+        if (host) ts_check_host(c->updates.updates, c->updates.count, NULL, NULL, true, &options->budget, &all);
         else if (journal) { /* the case's own (first Required) rule, and no other: nothing else was answered */
             const char *rule = "J3";
             for (size_t i = c->rule_count; i-- > 0;)
@@ -200,18 +209,29 @@ static void judge(const ts_case *c, const char *line, size_t len, const ts_run_o
                  journal ? "journal" : "response");
         goto done;
     } else if (host) {
-        ts_check_host(c->updates.updates, c->updates.count, ts_json_get(&answer, "stream"), response, false, &all);
+        checked = ts_check_host(c->updates.updates, c->updates.count, ts_json_get(&answer, "stream"), response, false,
+                                &options->budget, &all);
     } else if (journal && c->crash_before_commit) {
         ts_check_journal_after_crash(&c->scenario, response, c->crash_before_commit, &all);
     } else if (journal) {
         ts_check_journal(&c->scenario, response, &all);
     } else {
-        ts_check_merge(c->updates.updates, c->updates.count, (ts_str){NULL, 0}, response, &all);
+        checked = ts_check_merge(c->updates.updates, c->updates.count, (ts_str){NULL, 0}, response, &options->budget, &all);
     }
+    if (all.out_of_memory) checked = TS_CHECK_OUT_OF_MEMORY; /* a finding was lost */
     keep_only_selected(&all, options, &r->findings);
     r->findings.suppressed = all.suppressed;
     ts_findings_free(&all);
     r->verdict = has_required(&r->findings) ? TS_VERDICT_FAIL : TS_VERDICT_PASS;
+    if (checked == TS_CHECK_OUT_OF_MEMORY || r->findings.out_of_memory) {
+        r->verdict = TS_VERDICT_ERROR;
+        r->outcome = "out-of-memory";
+        snprintf(r->detail, sizeof r->detail, "the checkers ran out of memory judging this answer");
+    } else if (checked == TS_CHECK_UNDECIDED && r->verdict == TS_VERDICT_PASS && arrangement_selected(options)) {
+        r->verdict = TS_VERDICT_UNDECIDED;
+        r->outcome = "undecided";
+        ts_judge_budget_describe(&options->budget, r->detail, sizeof r->detail);
+    }
     if (c->has_expected && !rejection.ptr && (!journal || c->scenario.has_clock)) { /* else it means nothing */
         ts_json got = *response;
         if (host) { /* the golden answer of a host case is {stream, response} */
@@ -412,8 +432,15 @@ void ts_certification_counts(const ts_certification *c, size_t *passed, size_t *
         case TS_VERDICT_FAIL: (*failed)++; break;
         case TS_VERDICT_SKIPPED: (*skipped)++; break;
         case TS_VERDICT_ERROR: (*failed)++; (*errors)++; break;
+        case TS_VERDICT_UNDECIDED: break;
         }
     }
+}
+
+size_t ts_certification_undecided(const ts_certification *c) {
+    size_t n = 0;
+    for (size_t i = 0; i < c->count; i++) n += !c->results[i].apart && c->results[i].verdict == TS_VERDICT_UNDECIDED;
+    return n;
 }
 
 void ts_certification_free(ts_certification *c) {

@@ -6,6 +6,9 @@
  * values; reported apart, since a valid implementation may differ from the reference. Harness
  * outcomes (timeout, crash, exit, protocol error) are errors of that case, never of the run;
  * a testee that cannot be (re)started at all ends the run (a harness failure, not a verdict).
+ * Judging runs under a budget (options.budget, checkers/budget.h): an answer whose messages
+ * were not decided within it, and that broke no Required rule otherwise, is `undecided` —
+ * neither passed nor failed, counted on its own.
  * With a platform, cases whose inputs that platform's standard serializer cannot represent
  * (suite.h tags) are run but set apart: reported on their own, counted in no verdict.
  */
@@ -17,9 +20,10 @@
 
 #include "conformance/certifier/suite.h"
 #include "conformance/certifier/testee.h"
+#include "conformance/checkers/budget.h"
 #include "conformance/checkers/findings.h"
 
-typedef enum ts_verdict { TS_VERDICT_PASS, TS_VERDICT_FAIL, TS_VERDICT_SKIPPED, TS_VERDICT_ERROR } ts_verdict;
+typedef enum ts_verdict { TS_VERDICT_PASS, TS_VERDICT_FAIL, TS_VERDICT_SKIPPED, TS_VERDICT_ERROR, TS_VERDICT_UNDECIDED } ts_verdict;
 
 const char *ts_verdict_name(ts_verdict verdict);
 
@@ -61,6 +65,7 @@ typedef struct ts_run_options {
     bool exact_points;        /* every point its own kill run, none merged (--exact-points) */
     const char *durability;   /* what the testee's hello claims ("power-loss", "process-crash"), or NULL */
     unsigned branch;          /* what its hello says it can do to a conversation (world.h TS_BRANCH_*) */
+    ts_judge_budget budget;   /* per answer judged; zero fields: the defaults */
 } ts_run_options;
 
 enum {
@@ -109,8 +114,10 @@ bool ts_run_hello(ts_testee *testee, ts_certification *out);
 bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *options, ts_certification *out);
 void ts_certification_free(ts_certification *c); /* accepts NULL */
 
-/* Counts: cases passed / failed (fail + error) / skipped, over the cases not set apart. */
+/* Counts: cases passed / failed (fail + error) / skipped, over the cases not set apart.
+ * Undecided cases are in none of them: ts_certification_undecided counts those. */
 void ts_certification_counts(const ts_certification *c, size_t *passed, size_t *failed, size_t *skipped, size_t *errors);
+size_t ts_certification_undecided(const ts_certification *c);
 
 /* Writes the path and values where a and b first differ (a: expected, b: got) into out. */
 void ts_json_first_difference(const ts_json *expected, const ts_json *got, char *out, size_t size);

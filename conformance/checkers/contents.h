@@ -56,6 +56,11 @@ bool ts_contents_normalize(ts_arena *arena, const ts_json *items, size_t count, 
 /* The text of a text or reasoning content (absent when it has none). */
 ts_str ts_content_text(const ts_json *content);
 
+/* What a content is, by its "$type" (the checkers look this up for every content, several
+ * times: keys the codec interned are recognised by their address first). */
+typedef enum ts_content_kind { TS_CONTENT_TEXT, TS_CONTENT_REASONING, TS_CONTENT_USAGE, TS_CONTENT_OTHER } ts_content_kind;
+ts_content_kind ts_content_kind_of(const ts_json *content);
+
 /* C1 over the whole response: every non-text content of the updates appears exactly as often
  * in the answer's messages (a multiset, matched by hash and verified by ts_same_content), and
  * text and reasoning bytes total the same. `messages` is the answer's messages array (shape

@@ -75,6 +75,7 @@ void ts_findings_clear(ts_findings *f) {
     for (size_t i = 0; i < f->count; i++) free(f->items[i].message);
     f->count = 0;
     f->suppressed = 0;
+    f->out_of_memory = false;
 }
 
 void ts_findings_free(ts_findings *f) {
@@ -96,14 +97,20 @@ static void add(ts_findings *f, const char *rule, const char *named, const char 
     if (f->count == f->cap) {
         size_t cap = f->cap ? f->cap * 2 : 8;
         ts_finding *grown = realloc(f->items, cap * sizeof *grown);
-        if (!grown) return;
+        if (!grown) {
+            f->out_of_memory = true;
+            return;
+        }
         f->items = grown;
         f->cap = cap;
     }
     char buf[1024];
     vsnprintf(buf, sizeof buf, fmt, ap);
     char *copy = malloc(strlen(buf) + 1);
-    if (!copy) return;
+    if (!copy) {
+        f->out_of_memory = true;
+        return;
+    }
     strcpy(copy, buf);
     f->items[f->count].rule = id;
     f->items[f->count].named = named_info ? named_info->id : id;

@@ -38,6 +38,7 @@ typedef struct ts_findings {
     ts_finding *items;
     size_t count, cap;
     size_t suppressed;  /* findings beyond TS_FINDINGS_PER_RULE for their rule */
+    bool out_of_memory; /* a finding could not be kept: the list is incomplete, so no verdict */
 } ts_findings;
 
 void ts_findings_init(ts_findings *f);

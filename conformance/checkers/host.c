@@ -5,8 +5,8 @@
 
 #include "conformance/checkers/checks.h"
 
-bool ts_check_host(const ts_update *emissions, size_t count, const ts_json *stream, const ts_json *response,
-                   bool answer_is_error, ts_findings *f) {
+ts_check_status ts_check_host(const ts_update *emissions, size_t count, const ts_json *stream, const ts_json *response,
+                              bool answer_is_error, const ts_judge_budget *budget, ts_findings *f) {
     ts_str first_id = {NULL, 0};
     bool conflicting = false, all_carry = count > 0;
     for (size_t i = 0; i < count; i++) {
@@ -20,18 +20,18 @@ bool ts_check_host(const ts_update *emissions, size_t count, const ts_json *stre
     }
     if (answer_is_error) {
         if (!conflicting) ts_findings_add(f, "H3", "the host rejected a turn whose emissions carry no conflicting ids");
-        return true;
+        return TS_CHECK_DECIDED;
     }
     if (!stream || stream->kind != TS_JSON_ARRAY) {
         ts_findings_add(f, "H4", "the answer has no \"stream\" array of emitted updates");
-        return true;
+        return TS_CHECK_DECIDED;
     }
     ts_arena arena;
     ts_arena_init(&arena);
     ts_stream emitted;
     ts_error err;
     ts_error_clear(&err);
-    bool ok = true;
+    ts_check_status status = TS_CHECK_DECIDED;
     if (!ts_stream_from_array(&arena, stream, "stream", &emitted, &err)) {
         ts_findings_add(f, "H4", "%s: %s", err.path, err.message);
         goto done;
@@ -60,7 +60,7 @@ bool ts_check_host(const ts_update *emissions, size_t count, const ts_json *stre
             want.line = got.line = 0;
             ts_json wj, gj;
             if (!ts_update_to_json(&want, &arena, &wj) || !ts_update_to_json(&got, &arena, &gj)) {
-                ok = false;
+                status = TS_CHECK_OUT_OF_MEMORY;
                 goto done;
             }
             if (!ts_json_equal(&wj, &gj)) {
@@ -77,8 +77,8 @@ bool ts_check_host(const ts_update *emissions, size_t count, const ts_json *stre
     }
     if (stream_id.ptr && !ts_str_eq(ts_json_string(ts_json_get(response, "responseId")), stream_id))
         ts_findings_add(f, "H5", "response.responseId is not the id of the emitted stream");
-    ok = ts_check_merge(emitted.updates, emitted.count, stream_id, response, f);
+    status = ts_check_merge(emitted.updates, emitted.count, stream_id, response, budget, f);
 done:
     ts_arena_free(&arena);
-    return ok;
+    return status;
 }

@@ -10,15 +10,23 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "conformance/checkers/budget.h"
 #include "conformance/checkers/findings.h"
 #include "core/json/json.h"
 #include "core/merge/model.h"
 
+/* How a check ended. OUT_OF_MEMORY is 0, so `!status` reads "memory ran out". */
+typedef enum ts_check_status {
+    TS_CHECK_OUT_OF_MEMORY = 0, /* the findings are incomplete */
+    TS_CHECK_DECIDED,           /* every rule decided: the findings are the verdict */
+    TS_CHECK_UNDECIDED,         /* the messages' arrangement was not decided within the budget */
+} ts_check_status;
+
 /* Checks a host answer: `stream` (the emitted updates, a JSON array) and `response` against the
- * agent's `emissions` (H1-H5; H5 runs every merge check on the response). `answer_is_error`
- * when the testee rejected the turn: acceptable only under H3 (conflicting ids). Returns false
- * only when memory ran out. */
-bool ts_check_host(const ts_update *emissions, size_t count, const ts_json *stream, const ts_json *response,
-                   bool answer_is_error, ts_findings *findings);
+ * agent's `emissions` (H1-H5; H5 runs every merge check on the response, within budget, NULL:
+ * the defaults). `answer_is_error` when the testee rejected the turn: acceptable only under H3
+ * (conflicting ids). Returns as ts_check_merge (checks.h). */
+ts_check_status ts_check_host(const ts_update *emissions, size_t count, const ts_json *stream, const ts_json *response,
+                              bool answer_is_error, const ts_judge_budget *budget, ts_findings *findings);
 
 #endif

@@ -1,23 +1,17 @@
-/* matching.c — the exact decider; see matching.h, and DESIGN.md for the argument.
+/* matching.c — the exact decider; see matching.h, and DESIGN.md §2 and §4 for the argument.
  *
- * Classes: group words that every message of this answer fits alike, position by position
- * (signature.h's view), are one class, used as many times as it has groups. A search state is
- * the vector of how many words of each class are placed; the answer position is then fixed
- * (the sum of their lengths). From a state at position p the candidates are the classes with
- * words left whose word fits the answer at p. Depth-first search over states; a state that
- * failed is remembered (keyed by a hash of its vector, compared exactly), so no state is
- * searched twice. Before the exhaustive search, two greedy dives (no backtracking) try the
- * orders implementations use: groups by first arrival, and the reverse; the search itself
- * tries longer words first.
+ * Classes: group words that every message of this answer fits alike (signature.h's view), used
+ * as many times as they have groups, numbered by content (never by arrival: the search is then
+ * the same for every arrival order). A state is the vector of words placed per class; its
+ * position is the sum of their lengths. Depth-first search over states, longest words first,
+ * failed states remembered (hashed, compared exactly), metered by the budget (budget.h). Only
+ * for an answer decided invalid, greedy dives in arrival order look for a deeper split.
  *
- * Candidates at p: for each length a word starting with the answer's signature at p can have,
- * the coarse bucket of the answer's window there (rolling hashes) holds the classes whose word
- * might fit; each is verified by ts_judge_message (cached per class and position). A bucket of
- * at most EAGER live classes is verified whole and its fitting classes sorted by the policy. A larger bucket (many words alike
- * but for agentIds or kept fields the answer shows) is entered through the class whose word
- * the answer renders exactly there (an exact-signature lookup), then walked lazily in class
- * order. Either way the set of candidates is exact; only their order is a heuristic, and it
- * depends on the input alone, never on hash values.
+ * Candidates at p: per length a word starting with the answer's signature at p can have, the
+ * coarse bucket of the answer's window there (rolling hashes), each verified by
+ * ts_judge_message. Buckets of at most EAGER live classes are verified whole; a larger one is
+ * entered through the exact-signature lookup, then walked lazily in class order. The set of
+ * candidates is exact; only their order is a heuristic, and it reads content alone.
  */
 #include "conformance/checkers/matching.h"
 
@@ -30,13 +24,14 @@
 #include "conformance/checkers/signature.h"
 #include "core/json/strmap.h"
 
-enum { FITS = 1, EXACT = 2, PRECHECK_SCAN = 64, EAGER = 64 };
+enum { FITS = 1, EXACT = 2, EAGER = 64 };
 enum policy { FORWARD, REVERSE, LONGEST };
 static const uint64_t BASE = 0x9E3779B97F4A7C15ULL | 1;
 #define NONE SIZE_MAX
 #define EMPTY ((ts_str){"", 0})
 
 typedef struct word_class {
+    uint64_t key;          /* the view hash of its word: what numbers the classes */
     size_t length, rep;    /* rep: its first group, whose word stands for the class */
     size_t *groups, group_count, remaining;
     uint64_t first_coarse; /* coarse signature of the word's first message */
@@ -63,6 +58,8 @@ typedef struct search {
     const ts_json *answer;
     size_t m;
     ts_signature *asig;
+    ts_created_at *created;           /* each answer message's createdAt, read once */
+    bool own_created;                 /* this search read them (and frees them) */
     uint64_t *pc, *px, *power;        /* prefix hashes of coarse and exact signatures; BASE^k */
     word_class *cls;
     size_t ncls, nsentinels;
@@ -78,6 +75,11 @@ typedef struct search {
     size_t *touched;
     size_t best;                      /* the first node reaching the deepest position */
     enum policy policy;
+    bool metered;                     /* the exhaustive search: work is counted against the budget */
+    bool revisits;                    /* a state has failed: positions may be met again, so fits are cached */
+    enum { UNKNOWN, PLAUSIBLE, REFUSED } plausible; /* some answer message fits no expected one: REFUSED */
+    const ts_signature *esig;
+    ts_judge_meter meter;
     bool oom;
 } search;
 
@@ -128,18 +130,25 @@ static int compare_sig_length(const void *pa, const void *pb) {
     return a->length < b->length ? -1 : a->length > b->length;
 }
 
-/* Classes by view (a map from the view hash of a word to its classes, verified), each class's
- * groups in arrival order, the live lists, the exact-signature index of rep words, and the
- * lengths per first signature. */
-static bool build_classes(search *s, ts_arena *arena, const ts_signature *esig, const ts_view *view) {
+/* Classes in content order: by the view hash of their word, then (only for words whose hashes
+ * collide) by the first arrival of their first group. */
+static int compare_class(const void *pa, const void *pb) {
+    const word_class *a = pa, *b = pb;
+    if (a->key != b->key) return a->key < b->key ? -1 : 1;
+    return a->rep < b->rep ? -1 : a->rep > b->rep;
+}
+
+/* Groups into classes by view (a map from the view hash of a word to its classes, verified),
+ * then the classes renumbered in content order; class_of[g] is group g's class (NONE for an
+ * empty word). Fills coarse_of and exact_of with each group's bucket keys. */
+static bool group_classes(search *s, const ts_signature *esig, const ts_view *view, size_t *class_of, uint64_t *coarse_of,
+                          uint64_t *exact_of) {
     const ts_group_words *w = s->w;
     size_t groups = w->group_count;
-    size_t *class_of = malloc((groups + 1) * sizeof *class_of), *view_next = malloc((groups + 1) * sizeof *view_next);
-    uint64_t *coarse_of = malloc((groups + 1) * sizeof *coarse_of), *exact_of = malloc((groups + 1) * sizeof *exact_of);
+    size_t *view_next = malloc((groups + 1) * sizeof *view_next), *rank = malloc((groups + 1) * sizeof *rank);
     ts_strmap by_view;
     ts_strmap_init(&by_view);
-    s->cls = calloc(groups + 1, sizeof *s->cls);
-    bool ok = class_of && view_next && coarse_of && exact_of && s->cls;
+    bool ok = view_next && rank;
     for (size_t g = 0; g < groups && ok; g++) {
         size_t length = w->start[g + 1] - w->start[g];
         class_of[g] = NONE;
@@ -162,7 +171,7 @@ static bool build_classes(search *s, ts_arena *arena, const ts_signature *esig, 
             }
         if (c == NONE) {
             c = s->ncls++;
-            s->cls[c] = (word_class){length, g, NULL, 0, 0, esig[w->items[w->start[g]]].coarse, NONE, NONE};
+            s->cls[c] = (word_class){key, length, g, NULL, 0, 0, esig[w->items[w->start[g]]].coarse, NONE, NONE};
             view_next[c] = NONE;
             if (last == NONE) ok = ts_strmap_put(&by_view, key, EMPTY, c);
             else view_next[last] = c;
@@ -170,6 +179,55 @@ static bool build_classes(search *s, ts_arena *arena, const ts_signature *esig, 
         class_of[g] = c;
         s->cls[c].group_count++;
     }
+    if (ok) { /* content order: rank[old number] = new number */
+        for (size_t c = 0; c < s->ncls; c++) s->cls[c].exact_next = c; /* the old number, carried through the sort */
+        qsort(s->cls, s->ncls, sizeof *s->cls, compare_class);
+        for (size_t c = 0; c < s->ncls; c++) {
+            rank[s->cls[c].exact_next] = c;
+            s->cls[c].exact_next = NONE;
+        }
+        for (size_t g = 0; g < groups; g++)
+            if (class_of[g] != NONE) class_of[g] = rank[class_of[g]];
+    }
+    ts_strmap_free(&by_view);
+    free(view_next);
+    free(rank);
+    return ok;
+}
+
+/* Appends class c to its coarse bucket's live list and to the exact-signature chain of its
+ * rep word (both in class order). */
+static bool index_class(search *s, size_t c, uint64_t coarse, uint64_t exact) {
+    word_class *k = &s->cls[c];
+    size_t sentinel, head;
+    bool ok = true;
+    if (!ts_strmap_get(&s->coarse_buckets, coarse, EMPTY, &sentinel)) {
+        sentinel = s->ncls + s->nsentinels++;
+        s->prev[sentinel] = s->next[sentinel] = sentinel;
+        ok = ts_strmap_put(&s->coarse_buckets, coarse, EMPTY, sentinel);
+    }
+    k->sentinel = sentinel;
+    s->live[sentinel]++;
+    s->next[c] = sentinel;
+    s->prev[c] = s->prev[sentinel];
+    s->next[s->prev[sentinel]] = c;
+    s->prev[sentinel] = c;
+    if (ts_strmap_get(&s->exact_buckets, exact, EMPTY, &head)) {
+        while (s->cls[head].exact_next != NONE) head = s->cls[head].exact_next;
+        s->cls[head].exact_next = c;
+        return ok;
+    }
+    return ok && ts_strmap_put(&s->exact_buckets, exact, EMPTY, c);
+}
+
+/* The classes (group_classes), each class's groups in arrival order, the live lists, the
+ * exact-signature index of rep words, and the lengths per first signature. */
+static bool build_classes(search *s, ts_arena *arena, const ts_signature *esig, const ts_view *view) {
+    size_t groups = s->w->group_count;
+    size_t *class_of = malloc((groups + 1) * sizeof *class_of);
+    uint64_t *coarse_of = malloc((groups + 1) * sizeof *coarse_of), *exact_of = malloc((groups + 1) * sizeof *exact_of);
+    s->cls = calloc(groups + 1, sizeof *s->cls);
+    bool ok = class_of && coarse_of && exact_of && s->cls && group_classes(s, esig, view, class_of, coarse_of, exact_of);
     s->prev = malloc((2 * s->ncls + 1) * sizeof *s->prev);
     s->next = malloc((2 * s->ncls + 1) * sizeof *s->next);
     s->live = calloc(2 * s->ncls + 1, sizeof *s->live);
@@ -179,31 +237,9 @@ static bool build_classes(search *s, ts_arena *arena, const ts_signature *esig, 
         s->cls[c].groups = ts_arena_alloc(arena, s->cls[c].group_count * sizeof *s->cls[c].groups);
         ok = s->cls[c].groups != NULL;
     }
-    for (size_t g = 0; g < groups && ok; g++) {
-        size_t c = class_of[g];
-        if (c == NONE) continue;
-        word_class *k = &s->cls[c];
-        k->groups[k->remaining++] = g;
-        if (k->rep != g) continue; /* index each class once, by its rep word */
-        size_t sentinel, head;
-        if (!ts_strmap_get(&s->coarse_buckets, coarse_of[g], EMPTY, &sentinel)) {
-            sentinel = s->ncls + s->nsentinels++;
-            s->prev[sentinel] = s->next[sentinel] = sentinel;
-            ok = ts_strmap_put(&s->coarse_buckets, coarse_of[g], EMPTY, sentinel);
-        }
-        k->sentinel = sentinel;
-        s->live[sentinel]++;
-        s->next[c] = sentinel;
-        s->prev[c] = s->prev[sentinel];
-        s->next[s->prev[sentinel]] = c;
-        s->prev[sentinel] = c;
-        if (ts_strmap_get(&s->exact_buckets, exact_of[g], EMPTY, &head)) { /* keep class order: append */
-            while (s->cls[head].exact_next != NONE) head = s->cls[head].exact_next;
-            s->cls[head].exact_next = c;
-        } else {
-            ok = ok && ts_strmap_put(&s->exact_buckets, exact_of[g], EMPTY, c);
-        }
-    }
+    for (size_t g = 0; g < groups && ok; g++)
+        if (class_of[g] != NONE) s->cls[class_of[g]].groups[s->cls[class_of[g]].remaining++] = g;
+    for (size_t c = 0; c < s->ncls && ok; c++) ok = index_class(s, c, coarse_of[s->cls[c].rep], exact_of[s->cls[c].rep]);
     for (size_t c = 0; c < s->ncls && ok; c++) pairs[c] = (sig_length){s->cls[c].first_coarse, s->cls[c].length};
     if (ok) qsort(pairs, s->ncls, sizeof *pairs, compare_sig_length);
     s->lengths = malloc((s->ncls + 1) * sizeof *s->lengths);
@@ -222,9 +258,7 @@ static bool build_classes(search *s, ts_arena *arena, const ts_signature *esig, 
         s->lengths[nl++] = pairs[i].length;
         s->run_len[nr - 1]++;
     }
-    ts_strmap_free(&by_view);
     free(class_of);
-    free(view_next);
     free(coarse_of);
     free(exact_of);
     free(pairs);
@@ -238,15 +272,18 @@ static bool build_classes(search *s, ts_arena *arena, const ts_signature *esig, 
 static int verify(search *s, size_t c, size_t p) {
     uint64_t tag = (uint64_t)c * (s->m + 1) + p;
     size_t cached;
-    if (ts_strmap_get(&s->verified, tag, EMPTY, &cached)) return (int)cached;
+    /* Until a state fails, the search only moves forward and meets each (class, position) at
+     * most once: caching would cost a map entry per answer message for nothing. */
+    if (s->revisits && ts_strmap_get(&s->verified, tag, EMPTY, &cached)) return (int)cached;
+    if (s->metered) ts_judge_meter_spend(&s->meter, false); /* the clock also covers verification */
     int bits = FITS | EXACT;
     for (size_t j = 0; j < s->cls[c].length && bits; j++) {
         const ts_expected_message *m = word_message(s, s->cls[c].rep, j);
         const ts_json *got = answer_at(s, p + j);
-        if (!ts_judge_message(NULL, m, got, NULL)) bits = 0;
+        if (!ts_message_fits(m, got, &s->created[p + j])) bits = 0;
         else if (!ts_signature_renders_exactly(m, got)) bits &= ~EXACT;
     }
-    if (!ts_strmap_put(&s->verified, tag, EMPTY, (size_t)bits)) s->oom = true;
+    if (s->revisits && !ts_strmap_put(&s->verified, tag, EMPTY, (size_t)bits)) s->oom = true;
     return bits;
 }
 
@@ -295,6 +332,7 @@ static bool failed_before(search *s, size_t x) {
 }
 
 static void remember_failed(search *s, size_t x) {
+    s->revisits = true;
     size_t head = NONE;
     ts_strmap_get(&s->failed, s->nodes[x].hash, EMPTY, &head);
     s->nodes[x].next_failed = head;
@@ -411,12 +449,15 @@ static size_t next_candidate(search *s, frame *fr) {
 
 /* Depth-first search from the root under the current policy; returns the node where every
  * word is placed, or NONE. greedy: follow the first candidate only (no backtracking, nothing
- * remembered); the classes taken are given back before returning. */
+ * remembered); the classes taken are given back before returning. Else the search is metered:
+ * it stops (NONE, s->meter.exhausted) when the budget runs out. */
 static size_t run_search(search *s, bool greedy) {
+    s->metered = !greedy;
     size_t root = new_node(s, NONE, NONE), found = NONE;
     if (root == NONE || !open_frame(s, root)) return s->oom = true, NONE;
     if (s->best == NONE) s->best = root;
-    while (s->nframes > 0 && !s->oom) {
+    if (!greedy) ts_judge_meter_spend(&s->meter, true);
+    while (s->nframes > 0 && !s->oom && !(s->metered && s->meter.exhausted)) {
         frame *fr = &s->frames[s->nframes - 1];
         size_t x = fr->node;
         if (s->nodes[x].pos == s->m) { /* all words placed: the lengths sum to m */
@@ -425,6 +466,7 @@ static size_t run_search(search *s, bool greedy) {
         }
         size_t c = next_candidate(s, fr);
         if (c != NONE) {
+            if (!greedy && !ts_judge_meter_spend(&s->meter, true)) break;
             size_t child = new_node(s, x, c);
             if (child == NONE) break;
             take(s, c);
@@ -437,63 +479,22 @@ static size_t run_search(search *s, bool greedy) {
             continue;
         }
         if (greedy) break;
+        if (s->plausible == UNKNOWN) { /* the first failure: is the answer worth a search at all? */
+            s->plausible = ts_signature_some_answer_fits_nothing(s->e, s->esig, s->answer, s->asig) ? REFUSED : PLAUSIBLE;
+            if (s->plausible == REFUSED) break;
+        }
         remember_failed(s, x); /* every candidate failed: so does this state, however reached */
         s->ncand = fr->c_begin;
         s->nframes--;
         if (s->nodes[x].cls != NONE) give_back(s, s->nodes[x].cls);
     }
-    for (; s->nframes > 0; s->nframes--) { /* give back what the path holds (a dive, or success) */
+    for (; s->nframes > 0; s->nframes--) { /* give back what the path holds (a dive, success, or a spent budget) */
         size_t x = s->frames[s->nframes - 1].node;
         if (s->nodes[x].cls != NONE) give_back(s, s->nodes[x].cls);
     }
     s->ncand = 0;
+    s->metered = false;
     return found;
-}
-
-/* Some answer message fits no expected message at all: the answer is bad without a search.
- * Sound only in that direction (an undecided message counts as fitting). */
-static bool some_message_fits_nothing(search *s, const ts_signature *esig) {
-    ts_strmap by_exact, by_coarse; /* signature -> first representative; reps chained */
-    ts_strmap_init(&by_exact);
-    ts_strmap_init(&by_coarse);
-    size_t *exact_next = malloc((s->e->message_count + 1) * sizeof *exact_next);
-    size_t *coarse_next = malloc((s->e->message_count + 1) * sizeof *coarse_next);
-    bool ok = exact_next && coarse_next, bad = false;
-    for (size_t k = 0; k < s->e->message_count && ok; k++) {
-        if (s->e->messages[k].omitted) continue;
-        size_t head = NONE, last = NONE;
-        bool known = false;
-        if (ts_strmap_get(&by_exact, esig[k].exact, EMPTY, &head))
-            for (size_t r = head; r != NONE && !known; r = exact_next[r]) {
-                known = ts_signature_same_fit(&s->e->messages[r], &s->e->messages[k]);
-                last = r;
-            }
-        if (known) continue;
-        exact_next[k] = NONE;
-        if (last == NONE) ok = ts_strmap_put(&by_exact, esig[k].exact, EMPTY, k);
-        else exact_next[last] = k;
-        head = NONE;
-        ts_strmap_get(&by_coarse, esig[k].coarse, EMPTY, &head);
-        coarse_next[k] = head;
-        ok = ok && ts_strmap_put(&by_coarse, esig[k].coarse, EMPTY, k);
-    }
-    for (size_t i = 0; i < s->m && ok && !bad; i++) {
-        const ts_json *got = answer_at(s, i);
-        size_t head, scanned = 0;
-        bool fits = false;
-        if (ts_strmap_get(&by_exact, s->asig[i].exact, EMPTY, &head))
-            for (size_t r = head; r != NONE && !fits; r = exact_next[r])
-                fits = ts_judge_message(NULL, &s->e->messages[r], got, NULL);
-        if (!fits && ts_strmap_get(&by_coarse, s->asig[i].coarse, EMPTY, &head))
-            for (size_t r = head; r != NONE && !fits; r = coarse_next[r])
-                fits = ++scanned > PRECHECK_SCAN || ts_judge_message(NULL, &s->e->messages[r], got, NULL);
-        bad = !fits;
-    }
-    ts_strmap_free(&by_exact);
-    ts_strmap_free(&by_coarse);
-    free(exact_next);
-    free(coarse_next);
-    return ok && bad;
 }
 
 /* The pairs of the words placed on the path to node x, in answer order. */
@@ -520,6 +521,7 @@ static bool path_pairs(search *s, ts_arena *arena, size_t x, ts_decision *out) {
 }
 
 static void free_search(search *s) {
+    if (s->own_created) free(s->created);
     free(s->asig), free(s->pc), free(s->px), free(s->power), free(s->cls), free(s->prev), free(s->next);
     free(s->runs), free(s->run_len), free(s->lengths), free(s->nodes), free(s->frames), free(s->cand), free(s->live);
     free(s->tally), free(s->touched);
@@ -528,7 +530,7 @@ static void free_search(search *s) {
 }
 
 bool ts_match_decide(ts_arena *arena, const ts_expectation *e, const ts_group_words *words, const ts_json *messages,
-                     ts_decision *out) {
+                     const ts_created_at *created, const ts_judge_budget *budget, ts_decision *out) {
     memset(out, 0, sizeof *out);
     search s;
     memset(&s, 0, sizeof s);
@@ -541,13 +543,19 @@ bool ts_match_decide(ts_arena *arena, const ts_expectation *e, const ts_group_wo
     ts_strmap_init(&s.verified), ts_strmap_init(&s.failed);
     ts_signature *esig = malloc((e->message_count + 1) * sizeof *esig);
     s.asig = malloc((s.m + 1) * sizeof *s.asig);
+    s.created = (ts_created_at *)created;
+    if (!created && (s.created = malloc((s.m + 1) * sizeof *s.created))) {
+        s.own_created = true;
+        for (size_t i = 0; i < s.m; i++)
+            s.created[i] = ts_created_at_of(ts_json_string(ts_json_get(answer_at(&s, i), "createdAt")));
+    }
     s.pc = malloc((s.m + 1) * sizeof *s.pc);
     s.px = malloc((s.m + 1) * sizeof *s.px);
     s.power = malloc((s.m + 1) * sizeof *s.power);
     s.tally = calloc(words->group_count + 1, sizeof *s.tally);
     s.touched = malloc((2 * words->group_count + 1) * sizeof *s.touched);
     ts_view *view = NULL;
-    bool ok = esig && s.asig && s.pc && s.px && s.power && s.tally && s.touched;
+    bool ok = esig && s.asig && s.created && s.pc && s.px && s.power && s.tally && s.touched;
     size_t visible = 0;
     for (size_t k = 0; k < e->message_count && ok; k++) {
         if (e->messages[k].omitted) continue;
@@ -558,33 +566,54 @@ bool ts_match_decide(ts_arena *arena, const ts_expectation *e, const ts_group_wo
         s.pc[0] = s.px[0] = 0;
         s.power[0] = 1;
         for (size_t i = 0; i < s.m; i++) {
-            s.asig[i] = ts_signature_answer(answer_at(&s, i));
+            s.asig[i] = ts_signature_answer(answer_at(&s, i), &s.created[i]);
             s.pc[i + 1] = s.pc[i] * BASE + s.asig[i].coarse;
             s.px[i + 1] = s.px[i] * BASE + s.asig[i].exact;
             s.power[i + 1] = s.power[i] * BASE;
         }
-        view = ts_view_new(messages, s.asig);
+        bool kept_fields = false; /* only then does the view need the answer's kept fields per signature */
+        for (size_t k = 0; k < e->message_count && !kept_fields; k++) kept_fields = e->messages[k].extras.count > 0;
+        view = ts_view_new(messages, s.asig, kept_fields);
     }
     ok = ok && view && build_classes(&s, arena, esig, view);
     if (ok) {
-        /* Greedy dives in the two usual group orders, then the exhaustive search, longest
-         * words first (fewer, larger pieces: it finds tilings of look-alike words far sooner
-         * than arrival order; any order is exact). An answer already known bad (a message that
-         * fits nothing, or a count that differs) gets a third greedy dive instead of the
-         * search: the dives then only find the deepest split for the diagnostics. */
-        bool plausible = s.m == visible && !some_message_fits_nothing(&s, esig);
-        size_t done = run_search(&s, true);
-        if (done == NONE && !s.oom) {
-            s.policy = REVERSE;
-            done = run_search(&s, true);
-        }
-        if (done == NONE && !s.oom) {
+        /* The exhaustive search, canonical and metered, longest words first (fewer, larger
+         * pieces: it finds tilings of look-alike words far sooner than shorter first; any
+         * order is exact). An answer known bad (a count that differs, or, asked when the first
+         * state fails, a message that fits nothing) is not searched further. For a rejected answer, greedy dives in the two
+         * usual group orders (and, when nothing was searched, longest first) look for the
+         * deepest split the diagnostics read against: the first node to reach the deepest
+         * position, the dives' before the search's. */
+        s.esig = esig;
+        s.plausible = s.m == visible ? UNKNOWN : REFUSED;
+        size_t done = NONE, searched = NONE;
+        ts_judge_meter_start(&s.meter, budget, words->group_count + 1);
+        if (s.plausible != REFUSED) {
             s.policy = LONGEST;
-            done = run_search(&s, !plausible);
+            done = run_search(&s, false);
+            searched = s.best;
+            s.best = NONE;
+        }
+        if (done == NONE && s.plausible == UNKNOWN && !s.oom) /* the budget ran out before any state failed */
+            s.plausible = ts_signature_some_answer_fits_nothing(e, esig, messages, s.asig) ? REFUSED : PLAUSIBLE;
+        bool plausible = done != NONE || s.plausible == PLAUSIBLE; /* a complete split fits every message */
+        if (!plausible) searched = NONE; /* a refused answer is read against the dives alone */
+        out->undecided = plausible && done == NONE && s.meter.exhausted && !s.oom;
+        out->states = (size_t)s.meter.spent;
+        if (done == NONE && !out->undecided && !s.oom) {
+            s.revisits = true; /* three dives over the same positions */
+            s.policy = FORWARD;
+            run_search(&s, true);
+            s.policy = REVERSE;
+            if (!s.oom) run_search(&s, true);
+            s.policy = LONGEST;
+            if (!plausible && !s.oom) run_search(&s, true);
+            if (searched != NONE && s.nodes[searched].pos > s.nodes[s.best].pos) s.best = searched;
+        } else if (done == NONE && searched != NONE) {
+            s.best = searched;
         }
         ok = !s.oom;
         out->valid = plausible && done != NONE;
-        out->states = s.nnodes;
         ok = ok && path_pairs(&s, arena, out->valid ? done : s.best, out);
     }
     ts_view_free(view);

@@ -16,25 +16,31 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "conformance/checkers/budget.h"
 #include "conformance/checkers/expect.h"
+#include "conformance/checkers/message.h"
 #include "conformance/checkers/order.h"
 #include "core/json/arena.h"
 #include "core/json/json.h"
 
 typedef struct ts_decision {
     bool valid;           /* some concatenation of group words fits the whole answer */
+    bool undecided;       /* the budget ran out before the search could tell (valid is false) */
     ts_pair *pairs;       /* valid: every answer message's expected message, in answer order;
                            * else: the deepest split found (answer messages [0, reached)) */
     size_t pair_count;
     size_t reached;       /* answer messages covered by pairs */
     bool *group_placed;   /* group_count flags: the group's word is in pairs */
-    size_t states;        /* search states visited (for the benchmark and the design note) */
+    size_t states;        /* states the exhaustive search visited (for the benchmark and the design
+                           * note; 0 when the answer was refused before searching) */
 } ts_decision;
 
 /* Decides whether the answer's `messages` (an array whose shape is checked) are a valid
- * arrangement of e's group words. Allocates in arena; returns false only when memory ran out. */
+ * arrangement of e's group words, within budget (NULL: the defaults). created: each answer
+ * message's createdAt as already read (ts_created_at_of), or NULL to read them here. Allocates
+ * in arena; returns false only when memory ran out. */
 bool ts_match_decide(ts_arena *arena, const ts_expectation *e, const ts_group_words *words, const ts_json *messages,
-                     ts_decision *out);
+                     const ts_created_at *created, const ts_judge_budget *budget, ts_decision *out);
 
 /* For an answer the decider rejected: completes the deepest split into a diagnostic
  * assignment (the rest paired by messageId and contents, near-linear) and reports what breaks:

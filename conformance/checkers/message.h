@@ -26,6 +26,18 @@
  * per fault (arena: scratch for the report). Returns true when nothing is wrong. */
 bool ts_judge_message(ts_arena *arena, const ts_expected_message *m, const ts_json *got, ts_findings *findings);
 
+/* An answer message's createdAt as read once (K1 compares instants): absent, not a timestamp,
+ * or the instant. */
+typedef struct ts_created_at {
+    bool present, valid;
+    ts_instant at;
+} ts_created_at;
+ts_created_at ts_created_at_of(ts_str created);
+
+/* ts_judge_message, deciding only, with the answer's createdAt already read (the matching room
+ * reads every answer message's once, for its signature). */
+bool ts_message_fits(const ts_expected_message *m, const ts_json *got, const ts_created_at *created);
+
 /* The pieces of a message both sides share when they fit, normalised for comparison: the
  * answer's are read from its JSON the way ts_judge_message reads them. */
 ts_str ts_message_id_of(const ts_json *got);      /* messageId, absent when "" */
@@ -35,5 +47,16 @@ ts_str ts_message_agent_of(const ts_json *got);   /* agentId, absent when "" */
 const ts_json *ts_message_additional_of(const ts_json *got);
 /* The member is a field of the message shape (role, contents, ...), not a kept extra. */
 bool ts_message_field(ts_str key);
+
+/* All of the above read in one pass over the answer message's members (what the matching room
+ * reads of every answer message, once or more): the same values the functions above give. */
+typedef struct ts_message_fields {
+    ts_str message_id, author_name, agent_id; /* absent when "" */
+    ts_str role, created_at;                  /* the strings, or absent */
+    const ts_json *contents;                  /* the array, or NULL */
+    const ts_json *additional;                /* a non-empty object, or NULL */
+    size_t kept;                              /* members that are no message field */
+} ts_message_fields;
+void ts_message_fields_of(const ts_json *got, ts_message_fields *out);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "conformance/checkers/checks.h"
 #include "core/json/strmap.h"
@@ -19,8 +20,7 @@ static void str_excerpt(ts_str s, char *out, size_t max) {
 }
 
 /* I1: the host's id when the request named one; else one of the turn's ids; else any. */
-static void check_response_id(const ts_update *updates, size_t count, ts_str host_id, const ts_expectation *e,
-                              const ts_json *answer, ts_findings *f) {
+static void check_response_id(ts_str host_id, const ts_expectation *e, const ts_json *answer, ts_findings *f) {
     ts_str got = answer_string(answer, "responseId");
     char shown[120], want[120];
     str_excerpt(got, shown, sizeof shown);
@@ -30,10 +30,8 @@ static void check_response_id(const ts_update *updates, size_t count, ts_str hos
         str_excerpt(host_id, want, sizeof want);
         if (!ts_str_eq(got, host_id))
             ts_findings_add(f, "I1", "responseId %s, but the request named the turn's id %s", shown, want);
-    } else if (e->input_has_response_id) {
-        bool found = false;
-        for (size_t i = 0; i < count && !found; i++) found = ts_str_eq(updates[i].response_id, got);
-        if (!found) ts_findings_add(f, "I1", "responseId %s is not one of the turn's ids", shown);
+    } else if (e->input_has_response_id && !e->probe_response_id_seen) {
+        ts_findings_add(f, "I1", "responseId %s is not one of the turn's ids", shown);
     }
 }
 
@@ -122,28 +120,27 @@ static bool check_usage(const ts_expectation *e, const ts_json *answer, ts_findi
     return check_additional_counts(&e->usage, ts_json_get(got, "additionalCounts"), f);
 }
 
-static bool has_agent(const ts_update *updates, size_t count, ts_str id) {
-    for (size_t i = 0; i < count; i++)
-        if (ts_str_eq(updates[i].agent_id, id)) return true;
-    return false;
+ts_expect_probe ts_check_response_probe(const ts_json *answer) {
+    ts_expect_probe probe;
+    memset(&probe, 0, sizeof probe);
+    if (!answer || answer->kind != TS_JSON_OBJECT) return probe;
+    ts_str id = answer_string(answer, "responseId"), agent = answer_string(answer, "agentId");
+    ts_str created = answer_string(answer, "createdAt");
+    if (ts_str_nonempty(id)) probe.response_id = id;
+    if (ts_str_nonempty(agent)) probe.agent_id = agent;
+    probe.has_created_at = created.ptr && ts_instant_parse(created.ptr, created.len, &probe.created_at, NULL);
+    return probe;
 }
 
-static bool has_instant(const ts_update *updates, size_t count, ts_instant at) {
-    for (size_t i = 0; i < count; i++)
-        if (updates[i].has_created_at && ts_instant_compare(updates[i].created_at_instant, at) == 0) return true;
-    return false;
-}
-
-bool ts_check_response_fields(const ts_update *updates, size_t count, ts_str host_id, const ts_expectation *e,
-                              const ts_json *answer, ts_findings *f) {
+bool ts_check_response_fields(ts_str host_id, const ts_expectation *e, const ts_json *answer, ts_findings *f) {
     char a[200];
-    check_response_id(updates, count, host_id, e, answer, f);
+    check_response_id(host_id, e, answer, f);
     check_last_value("R1", "finishReason", e->finish_reason, answer, f);
     if (!check_usage(e, answer, f)) return false;
     ts_str agent = answer_string(answer, "agentId");
     if (e->input_has_agent_id && !ts_str_nonempty(agent)) {
         ts_findings_add(f, "R3", "response.agentId is missing; the updates name an agent");
-    } else if (ts_str_nonempty(agent) && !has_agent(updates, count, agent)) {
+    } else if (ts_str_nonempty(agent) && !e->probe_agent_id_seen) {
         str_excerpt(agent, a, sizeof a);
         ts_findings_add(f, "R3", "response.agentId %s is not an agent of the turn", a);
     }
@@ -155,7 +152,7 @@ bool ts_check_response_fields(const ts_update *updates, size_t count, ts_str hos
         ts_findings_add(f, "R4", "response.createdAt is %s; the updates carry createdAt values", a);
     else if (!e->input_has_created_at && created.ptr)
         ts_findings_add(f, "R4", "response.createdAt %s, but no update carries one (the clock?)", a);
-    else if (parsed && !has_instant(updates, count, at))
+    else if (parsed && !e->probe_created_at_seen)
         ts_findings_add(f, "R4", "response.createdAt %s is none of the updates' createdAt values", a);
     check_last_value("R6", "continuationToken", e->continuation_token, answer, f);
     check_last_value("R6", "conversationId", e->conversation_id, answer, f);

@@ -18,9 +18,13 @@
 #include "core/json/json.h"
 #include "core/merge/model.h"
 
-/* Judges the answer's response-level fields against the expectation of updates[0..count)
- * (host_id: the turn id the request named, or absent). Returns false only when memory ran out. */
-bool ts_check_response_fields(const ts_update *updates, size_t count, ts_str host_id, const ts_expectation *e,
-                              const ts_json *answer, ts_findings *f);
+/* The answer's values the expectation must look for in the input (its responseId, agentId and
+ * createdAt instant: I1, R3, R4 accept any of the turn's). */
+ts_expect_probe ts_check_response_probe(const ts_json *answer);
+
+/* Judges the answer's response-level fields against the expectation (built with the answer's
+ * probe; host_id: the turn id the request named, or absent). Returns false only when memory
+ * ran out. */
+bool ts_check_response_fields(ts_str host_id, const ts_expectation *e, const ts_json *answer, ts_findings *f);
 
 #endif

@@ -377,7 +377,9 @@ static void report_run(const run_judge *j, const ts_findings *local, ts_findings
     for (size_t k = 0; k < local->count; k++) {
         const ts_finding *fd = &local->items[k];
         const ts_rule_info *info = ts_rule_find(fd->rule);
-        if (!j->kill_point || strcmp(fd->rule, "U7") == 0)
+        if (j->crash[0] && strcmp(fd->rule, "U7") == 0) /* a tool re-run because its result was not durable */
+            ts_findings_add_named(findings, "U11", "U7", "%s: [U7] %s", fault, fd->message);
+        else if (!j->kill_point || strcmp(fd->rule, "U7") == 0)
             ts_findings_add_named(findings, fd->rule, fd->named, "%s", fd->message);
         else if (strcmp(fd->rule, "U9") == 0)
             ts_findings_add(findings, wrap, "%s: %s", fault, fd->message);

@@ -1,6 +1,7 @@
 /* signature.c — message signatures for matching; see signature.h. */
 #include "conformance/checkers/signature.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "conformance/checkers/contents.h"
@@ -58,25 +59,18 @@ ts_signature ts_signature_expected(const ts_expected_message *m) {
                                            hash_members(m->extras.members, m->extras.count))};
 }
 
-ts_signature ts_signature_answer(const ts_json *got) {
-    ts_str created = ts_json_string(ts_json_get(got, "createdAt"));
-    ts_instant at;
-    uint64_t created_hash = NO_CREATED_AT;
-    if (created.ptr) created_hash = ts_instant_parse(created.ptr, created.len, &at, NULL) ? hash_instant(at) : BAD_CREATED_AT;
-    const ts_json *contents = ts_json_get(got, "contents"), *additional = ts_message_additional_of(got);
-    bool array = contents && contents->kind == TS_JSON_ARRAY;
-    uint64_t coarse = coarse_of(ts_message_id_of(got), hash_folded(ts_json_string(ts_json_get(got, "role"))),
-                                ts_message_author_of(got), created_hash,
-                                ts_hash_contents(array ? contents->u.a.items : NULL, array ? contents->u.a.count : 0),
+ts_signature ts_signature_answer(const ts_json *got, const ts_created_at *created) {
+    ts_message_fields fields;
+    ts_message_fields_of(got, &fields);
+    uint64_t created_hash = !created->present ? NO_CREATED_AT : created->valid ? hash_instant(created->at) : BAD_CREATED_AT;
+    const ts_json *contents = fields.contents, *additional = fields.additional;
+    uint64_t coarse = coarse_of(fields.message_id, hash_folded(fields.role), fields.author_name, created_hash,
+                                ts_hash_contents(contents ? contents->u.a.items : NULL, contents ? contents->u.a.count : 0),
                                 additional ? ts_hash_json(additional) : NO_ADDITIONAL);
     uint64_t sum = 0; /* the kept fields: the members that are no message field */
-    size_t n = 0;
-    for (size_t i = 0; i < got->u.o.count; i++) {
-        if (ts_message_field(got->u.o.members[i].key)) continue;
-        sum += ts_hash_member(&got->u.o.members[i]);
-        n++;
-    }
-    return (ts_signature){coarse, exact_of(coarse, ts_message_agent_of(got), ts_hash_object(sum, n))};
+    for (size_t i = 0; fields.kept && i < got->u.o.count; i++)
+        if (!ts_message_field(got->u.o.members[i].key)) sum += ts_hash_member(&got->u.o.members[i]);
+    return (ts_signature){coarse, exact_of(coarse, fields.agent_id, ts_hash_object(sum, fields.kept))};
 }
 
 /* The same members with equal values (keys are unique on both sides). */
@@ -126,6 +120,55 @@ bool ts_signature_renders_exactly(const ts_expected_message *m, const ts_json *g
     return n == m->extras.count;
 }
 
+/* ------------------------------------------------------------------- a cheap refusal --- */
+
+enum { PRECHECK_SCAN = 64 };
+
+bool ts_signature_some_answer_fits_nothing(const ts_expectation *e, const ts_signature *esig, const ts_json *messages,
+                                           const ts_signature *asig) {
+    ts_strmap by_exact, by_coarse; /* signature -> first representative; reps chained */
+    ts_strmap_init(&by_exact);
+    ts_strmap_init(&by_coarse);
+    size_t *exact_next = malloc((e->message_count + 1) * sizeof *exact_next);
+    size_t *coarse_next = malloc((e->message_count + 1) * sizeof *coarse_next);
+    bool ok = exact_next && coarse_next, bad = false;
+    for (size_t k = 0; k < e->message_count && ok; k++) {
+        if (e->messages[k].omitted) continue;
+        size_t head = SIZE_MAX, last = SIZE_MAX;
+        bool known = false;
+        if (ts_strmap_get(&by_exact, esig[k].exact, ts_str_from(""), &head))
+            for (size_t r = head; r != SIZE_MAX && !known; r = exact_next[r]) {
+                known = ts_signature_same_fit(&e->messages[r], &e->messages[k]);
+                last = r;
+            }
+        if (known) continue;
+        exact_next[k] = SIZE_MAX;
+        if (last == SIZE_MAX) ok = ts_strmap_put(&by_exact, esig[k].exact, ts_str_from(""), k);
+        else exact_next[last] = k;
+        head = SIZE_MAX;
+        ts_strmap_get(&by_coarse, esig[k].coarse, ts_str_from(""), &head);
+        coarse_next[k] = head;
+        ok = ok && ts_strmap_put(&by_coarse, esig[k].coarse, ts_str_from(""), k);
+    }
+    for (size_t i = 0; i < messages->u.a.count && ok && !bad; i++) {
+        const ts_json *got = &messages->u.a.items[i];
+        size_t head, scanned = 0;
+        bool fits = false;
+        if (ts_strmap_get(&by_exact, asig[i].exact, ts_str_from(""), &head))
+            for (size_t r = head; r != SIZE_MAX && !fits; r = exact_next[r])
+                fits = ts_judge_message(NULL, &e->messages[r], got, NULL);
+        if (!fits && ts_strmap_get(&by_coarse, asig[i].coarse, ts_str_from(""), &head))
+            for (size_t r = head; r != SIZE_MAX && !fits; r = coarse_next[r])
+                fits = ++scanned > PRECHECK_SCAN || ts_judge_message(NULL, &e->messages[r], got, NULL);
+        bad = !fits;
+    }
+    ts_strmap_free(&by_exact);
+    ts_strmap_free(&by_coarse);
+    free(exact_next);
+    free(coarse_next);
+    return ok && bad;
+}
+
 /* ------------------------------------------------------------------------------ view --- */
 
 typedef struct bucket_info {
@@ -167,18 +210,19 @@ static bool same_kept_fields(const ts_json *a, const ts_json *b) {
     return true;
 }
 
-ts_view *ts_view_new(const ts_json *messages, const ts_signature *sig) {
+ts_view *ts_view_new(const ts_json *messages, const ts_signature *sig, bool kept_fields) {
     ts_view *v = calloc(1, sizeof *v);
     if (!v) return NULL;
     ts_strmap_init(&v->agents);
     ts_strmap_init(&v->buckets);
     size_t m = messages->u.a.count;
-    v->info = malloc((m + 1) * sizeof *v->info);
+    v->info = malloc(((kept_fields ? m : 0) + 1) * sizeof *v->info);
     bool ok = v->info != NULL;
     for (size_t i = 0; i < m && ok; i++) {
         const ts_json *got = &messages->u.a.items[i];
         ts_str agent = ts_message_agent_of(got);
         if (agent.ptr) ok = ts_strmap_put(&v->agents, sig[i].coarse, agent, 1);
+        if (!kept_fields) continue; /* fields_seen is never asked: no message has kept fields */
         size_t at;
         if (!ts_strmap_get(&v->buckets, sig[i].coarse, ts_str_from(""), &at)) {
             v->info[v->count] = (bucket_info){got, true};
@@ -209,7 +253,8 @@ static ts_str seen_agent(const ts_view *v, uint64_t sig, const ts_expected_messa
     return agent.ptr && ts_strmap_get(&v->agents, sig, agent, &ignored) ? agent : (ts_str){NULL, 0};
 }
 
-/* m's kept fields matter to this answer: some answer message of its signature may lack one. */
+/* m's kept fields matter to this answer: some answer message of its signature may lack one.
+ * (The buckets are filled whenever some expected message has kept fields: ts_view_new.) */
 static bool fields_seen(const ts_view *v, uint64_t sig, const ts_expected_message *m) {
     size_t at;
     if (m->extras.count == 0 || !ts_strmap_get(&v->buckets, sig, ts_str_from(""), &at)) return false;

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "conformance/checkers/expect.h"
+#include "conformance/checkers/message.h"
 #include "core/json/json.h"
 
 typedef struct ts_signature {
@@ -28,7 +29,8 @@ typedef struct ts_signature {
 } ts_signature;
 
 ts_signature ts_signature_expected(const ts_expected_message *m);
-ts_signature ts_signature_answer(const ts_json *got);
+/* created: the answer message's createdAt as read (ts_created_at_of). */
+ts_signature ts_signature_answer(const ts_json *got, const ts_created_at *created);
 
 /* a and b read the same to ts_judge_message: same id, role (any case), author, agent,
  * createdAt instant, contents, kept fields and additionalProperties. */
@@ -38,6 +40,13 @@ bool ts_signature_same_fit(const ts_expected_message *a, const ts_expected_messa
  * unknown fields. */
 bool ts_signature_renders_exactly(const ts_expected_message *m, const ts_json *got);
 
+/* Some answer message (messages[i], signature asig[i]) fits no expected message of e (esig[k])
+ * at all: the answer is then bad without a search. Sound only in that direction: a message
+ * whose coarse bucket holds more than 64 distinct expected messages counts as fitting, and so
+ * does everything when memory runs out. */
+bool ts_signature_some_answer_fits_nothing(const ts_expectation *e, const ts_signature *esig, const ts_json *messages,
+                                           const ts_signature *asig);
+
 /* What one answer can tell apart. Two expected messages that differ only in agentId or kept
  * fields fit exactly the same answer messages when the answer never shows the difference: no
  * answer message with their coarse signature names either agent, and every such answer
@@ -46,8 +55,10 @@ bool ts_signature_renders_exactly(const ts_expected_message *m, const ts_json *g
  * class. */
 typedef struct ts_view ts_view;
 
-/* The view of answer messages[0..count) (an array of objects); NULL when memory ran out. */
-ts_view *ts_view_new(const ts_json *messages, const ts_signature *answer_signatures);
+/* The view of answer messages[0..count) (an array of objects); NULL when memory ran out.
+ * kept_fields: some expected message has kept fields (else the answer's are never asked about,
+ * and are not indexed). */
+ts_view *ts_view_new(const ts_json *messages, const ts_signature *answer_signatures, bool kept_fields);
 void ts_view_free(ts_view *view); /* accepts NULL */
 
 /* a and b (visible expected messages with coarse signature sig) fit the same answer messages

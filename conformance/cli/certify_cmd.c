@@ -66,6 +66,11 @@ static const char certify_usage[] =
     "                            it: unsynced-lost, dropped:N, reordered:N, torn:N)\n"
     "  --exact-points            one kill run per point and crash state: none merged as the same\n"
     "                            experiment (the same action, answer and store changes)\n"
+    "  --judge-states N          judging budget per answer: search states beyond one per response\n"
+    "                            group (default 1000000; 0: no limit)\n"
+    "  --judge-seconds S         judging budget per answer: CPU seconds of that search (default 10;\n"
+    "                            0: no limit). An answer not decided within it is 'undecided':\n"
+    "                            neither passed nor failed, reported and counted on its own\n"
     "  --verbose                 list passing, skipped, expected and set-apart cases too\n"
     "  --progress / --no-progress   show progress on stderr (default: when stderr is a terminal\n"
     "                            and $CI is not set)\n"
@@ -78,7 +83,8 @@ static const char certify_usage[] =
     "\n"
     "exit status: 0 all selected cases pass (or match --expected-failures); 1 failures;\n"
     "2 bad usage or an unreadable suite; 3 the testee could not be started (a harness failure,\n"
-    "no verdict). The last line of output is 'N passed, N failed, N skipped'.\n";
+    "no verdict); 4 no failure, but some answers undecided within the judging budget. The last\n"
+    "line of output is 'N passed, N failed, N skipped' (', N undecided' when there are any).\n";
 
 typedef struct certify_args {
     bool reference, repeat, verbose, print_requests;
@@ -88,6 +94,8 @@ typedef struct certify_args {
     const char *case_timeout_text, *max_points_text;
     double case_timeout;   /* 0: the default */
     long max_points;       /* 0: the default */
+    const char *judge_states_text, *judge_seconds_text;
+    ts_judge_budget budget;
     long kill_points; /* 0 all, -1 none, N the first N */
     long kill_at;     /* > 0: only this kill point */
     int nemesis;      /* TS_NEMESIS_* */
@@ -223,6 +231,12 @@ static int parse(int argc, char **argv, certify_args *a) {
             a->kill_settle_text = argv[++i];
             if (!ts_cli_parse_real("certify", "--kill-settle", a->kill_settle_text, 0, 60000, &ms)) return TS_EXIT_USAGE;
             a->testee_options.kill_settle_seconds = ms / 1000.0;
+        } else if (!strcmp(o, "--judge-states")) {
+            a->judge_states_text = argv[++i];
+            if (!ts_cli_parse_judge_states("certify", a->judge_states_text, &a->budget)) return TS_EXIT_USAGE;
+        } else if (!strcmp(o, "--judge-seconds")) {
+            a->judge_seconds_text = argv[++i];
+            if (!ts_cli_parse_judge_seconds("certify", a->judge_seconds_text, &a->budget)) return TS_EXIT_USAGE;
         } else if (!strcmp(o, "--max-answer-bytes")) {
             a->max_answer_text = argv[++i];
             char *end;
@@ -258,6 +272,8 @@ static void printed_commands(const certify_args *a, const char *argv0, const ts_
     if (a->kill_settle_text) ts_buf_append_str(before, " --kill-settle "), ts_cli_shell_quote(before, a->kill_settle_text);
     if (a->nemesis_text) ts_buf_append_str(before, " --nemesis "), ts_cli_shell_quote(before, a->nemesis_text);
     if (a->exact_points) ts_buf_append_str(before, " --exact-points");
+    if (a->judge_states_text) ts_buf_append_str(before, " --judge-states "), ts_cli_shell_quote(before, a->judge_states_text);
+    if (a->judge_seconds_text) ts_buf_append_str(before, " --judge-seconds "), ts_cli_shell_quote(before, a->judge_seconds_text);
     if (a->reference) ts_buf_append_str(before, " --reference");
     if (a->mutant_name) ts_buf_append_str(before, " --mutant "), ts_cli_shell_quote(before, a->mutant_name);
     ts_buf_append_str(after, "");
@@ -409,6 +425,7 @@ static int report(const certify_args *a, ts_certification *result, const char *a
     } else {
         status = ts_report_conformant(result) ? TS_EXIT_OK : TS_EXIT_FAILURE;
     }
+    if (status == TS_EXIT_OK && ts_certification_undecided(result)) status = TS_EXIT_UNDECIDED; /* no verdict on those */
     bool ok = true;
     if (o->json.stream) ok &= ts_report_json(o->json.stream, result, &ctx) && commit_output(&o->json);
     if (o->junit.stream) ok &= ts_report_junit(o->junit.stream, result, &ctx) && commit_output(&o->junit);
@@ -446,7 +463,7 @@ static int certify(int argc, char **argv, certify_args *a) {
     if (status >= 0) return status;
     ts_run_options options = {a->rule_count ? a->rules : NULL, a->rule_count, a->glob_count ? a->globs : NULL, a->glob_count,
                               a->repeat, a->platform, NULL, NULL, a->kill_points, a->kill_at, a->case_timeout, a->max_points,
-                              a->nemesis, a->crash_state, a->exact_points, NULL, 0};
+                              a->nemesis, a->crash_state, a->exact_points, NULL, 0, a->budget};
     int chosen = a->reference + (a->mutant_name != NULL) + (a->command && a->command[0]);
     if (!a->print_requests && chosen != 1)
         return usage_error("%s", "name one testee: --reference, --mutant NAME, or -- COMMAND ARGS...");

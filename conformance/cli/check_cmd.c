@@ -8,6 +8,7 @@
 #include "conformance/cli/cli.h"
 #include "core/json/codec.h"
 #include "core/merge/model.h"
+#include "core/merge/reader.h"
 
 static const char check_usage[] =
     "usage: turnstile check --stream S.jsonl --response R.json [--response-id ID]\n"
@@ -26,11 +27,26 @@ static const char check_usage[] =
     "  --response-id ID   the turn's id as the host named it (I1)\n"
     "  --rule RULE        the case's own rule, charged with error answers (default U2)\n"
     "  --max-input-bytes N  refuse an input longer than N bytes (K, M, G; default 256M; 0: none)\n"
+    "  --judge-states N   judging budget: search states beyond one per response group (default\n"
+    "                     1000000; 0: no limit)\n"
+    "  --judge-seconds S  judging budget: CPU seconds of that search (default 10; 0: no limit)\n"
     "\n"
-    "exit status: 0 no Required rule violated; 1 violations (listed on stdout); 2 bad input.\n";
+    "Deciding whether a response's messages are an allowed arrangement of the response groups\n"
+    "is NP-complete in general (conformance/checkers/DESIGN.md): when the search for one runs out\n"
+    "of its budget the verdict is UNDECIDED, neither a pass nor a failure.\n"
+    "\n"
+    "exit status: 0 no Required rule violated; 1 violations (listed on stdout); 2 bad input;\n"
+    "3 no verdict: the checkers ran out of memory; 4 undecided: no violation found, but judging\n"
+    "ran out of its budget before the messages were decided. The last line says which.\n";
 
-/* Prints the findings and the verdict line; the exit status. */
-static int print_findings(const ts_findings *findings, bool ok) {
+/* Prints the findings and the verdict line (it names the exit status's meaning); the exit
+ * status. A violation found is a failure even when the judging budget ran out (undecided). */
+static int print_findings(const ts_findings *findings, ts_check_status status, const ts_judge_budget *budget) {
+    if (status == TS_CHECK_OUT_OF_MEMORY || findings->out_of_memory) {
+        fprintf(stderr, "turnstile check: out of memory while checking: no verdict (exit 3)\n");
+        printf("NO VERDICT: the checkers ran out of memory\n");
+        return TS_EXIT_HARNESS;
+    }
     size_t required = 0;
     for (size_t i = 0; i < findings->count; i++) {
         const ts_rule_info *info = ts_rule_find(findings->items[i].rule);
@@ -44,9 +60,18 @@ static int print_findings(const ts_findings *findings, bool ok) {
         ts_buf_free(&message);
     }
     if (findings->suppressed) printf("(%zu more findings)\n", findings->suppressed);
-    printf("%s: %zu violation%s of Required rules, %zu of Recommended ones\n", required ? "FAIL" : "PASS", required,
-           required == 1 ? "" : "s", findings->count - required);
-    return !ok ? TS_EXIT_FAILURE : required ? TS_EXIT_FAILURE : TS_EXIT_OK;
+    bool undecided = status == TS_CHECK_UNDECIDED;
+    if (undecided) {
+        char why[300];
+        ts_judge_budget_describe(budget, why, sizeof why);
+        printf("%s\n", why);
+    }
+    const char *verdict = required ? "FAIL" : undecided ? "UNDECIDED" : "PASS";
+    printf("%s: %zu violation%s of Required rules, %zu of Recommended ones%s\n", verdict, required,
+           required == 1 ? "" : "s", findings->count - required,
+           undecided ? "; the messages' arrangement not decided" : "");
+    if (fflush(stdout) != 0) return TS_EXIT_FAILURE;
+    return required ? TS_EXIT_FAILURE : undecided ? TS_EXIT_UNDECIDED : TS_EXIT_OK;
 }
 
 /* --history: a resume case's recorded history, judged again. */
@@ -94,7 +119,7 @@ static int check_history(const char *scenario_path, const char *history_path, co
             ts_findings findings;
             ts_findings_init(&findings);
             bool ok = ts_check_resume(&scenario, h, rule, &findings);
-            status = print_findings(&findings, ok);
+            status = print_findings(&findings, ok ? TS_CHECK_DECIDED : TS_CHECK_OUT_OF_MEMORY, NULL);
             ts_findings_free(&findings);
         }
     }
@@ -104,11 +129,129 @@ static int check_history(const char *scenario_path, const char *history_path, co
     return status;
 }
 
+/* Folds the updates of path ("-": stdin), read in windows, into check. TS_EXIT_OK, or prints the
+ * error as reading the file whole would name it (line, column and field; an input over the bound;
+ * an empty stream) and returns the exit status. */
+static int feed_stream(const char *path, size_t max_input, ts_merge_check *check) {
+    const char *name = path ? path : "-";
+    FILE *file = ts_cli_open_input(path);
+    if (!file) return TS_EXIT_USAGE;
+    ts_update_reader *reader = ts_update_reader_open_file(file, max_input);
+    ts_error err;
+    ts_error_clear(&err);
+    ts_update update;
+    size_t count = 0;
+    int got = reader ? 0 : -1, status = TS_EXIT_OK;
+    bool fed = true;
+    while (reader && fed && (got = ts_update_reader_next(reader, NULL, &update, &err)) == 1) {
+        count++;
+        fed = ts_check_merge_add(check, &update);
+    }
+    bool over_bound = got < 0 && reader && max_input && err.line == 0 && ts_update_reader_bytes_read(reader) > max_input;
+    ts_update_reader_close(reader);
+    if (file != stdin) fclose(file);
+    char message[700];
+    if (!reader || !fed || (got < 0 && strstr(err.message, "out of memory"))) {
+        fprintf(stderr, "turnstile check: %s: out of memory\n", name);
+        status = TS_EXIT_FAILURE;
+    } else if (over_bound) {
+        fprintf(stderr, "turnstile: %s: longer than %zu bytes, the input limit (--max-input-bytes)\n", name, max_input);
+        status = TS_EXIT_USAGE;
+    } else if (got < 0 || count == 0) {
+        if (count == 0 && got == 0) {
+            ts_error_clear(&err);
+            ts_error_set(&err, "the stream holds no update (an empty input, or only empty arrays)");
+        }
+        ts_error_format(&err, name, message, sizeof message);
+        fprintf(stderr, "turnstile check: %s\n", message);
+        status = TS_EXIT_USAGE;
+    }
+    return status;
+}
+
+/* --host: the agent's emissions and the host's answer {stream, response}, both held whole. */
+static int check_host(const char *stream_path, const char *response_path, size_t max_input, const ts_judge_budget *budget) {
+    char *stream_text = NULL, *response_text = NULL;
+    size_t stream_len, response_len;
+    if (ts_cli_read_input(stream_path, max_input, &stream_text, &stream_len) ||
+        ts_cli_read_input(response_path, max_input, &response_text, &response_len)) {
+        free(stream_text);
+        return TS_EXIT_USAGE;
+    }
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_error err;
+    ts_error_clear(&err);
+    ts_stream stream;
+    ts_json answer;
+    int status = TS_EXIT_OK;
+    char message[700];
+    if (!ts_stream_read(&arena, stream_text, stream_len, &stream, &err)) {
+        ts_error_format(&err, stream_path, message, sizeof message);
+        fprintf(stderr, "turnstile check: %s\n", message);
+        status = TS_EXIT_USAGE;
+    } else if (!ts_codec_parse(&arena, response_text, response_len, &answer, &err)) {
+        ts_error_format(&err, response_path, message, sizeof message);
+        fprintf(stderr, "turnstile check: %s\n", message);
+        status = TS_EXIT_USAGE;
+    } else {
+        ts_findings findings;
+        ts_findings_init(&findings);
+        ts_check_status checked = ts_check_host(stream.updates, stream.count, ts_json_get(&answer, "stream"),
+                                                ts_json_get(&answer, "response"), false, budget, &findings);
+        status = print_findings(&findings, checked, budget);
+        ts_findings_free(&findings);
+    }
+    ts_arena_free(&arena);
+    free(stream_text);
+    free(response_text);
+    return status;
+}
+
+/* The merge check: the response first (its values are what the stream is searched for: I1,
+ * R3, R4), then the stream, read in windows and folded into the check: never held whole. */
+static int check_merge_files(const char *stream_path, const char *response_path, const char *response_id,
+                             size_t max_input, const ts_judge_budget *budget) {
+    char *response_text = NULL;
+    size_t response_len;
+    if (ts_cli_read_input(response_path, max_input, &response_text, &response_len)) return TS_EXIT_USAGE;
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_error err;
+    ts_error_clear(&err);
+    ts_json answer;
+    int status = TS_EXIT_OK;
+    char message[700];
+    bool parsed = ts_codec_parse(&arena, response_text, response_len, &answer, &err);
+    free(response_text); /* the parsed answer holds copies of its strings */
+    if (!parsed) {
+        ts_error_format(&err, response_path, message, sizeof message);
+        fprintf(stderr, "turnstile check: %s\n", message);
+        status = TS_EXIT_USAGE;
+    } else {
+        ts_merge_check *check = ts_check_merge_begin(ts_str_from(response_id), &answer);
+        status = check ? feed_stream(stream_path, max_input, check) : TS_EXIT_FAILURE;
+        if (!check) fprintf(stderr, "turnstile check: out of memory\n");
+        if (status == TS_EXIT_OK) {
+            ts_findings findings;
+            ts_findings_init(&findings);
+            ts_check_status checked = ts_check_merge_finish(check, budget, &findings);
+            status = print_findings(&findings, checked, budget);
+            ts_findings_free(&findings);
+        } else {
+            ts_check_merge_abandon(check);
+        }
+    }
+    ts_arena_free(&arena);
+    return status;
+}
+
 int ts_cli_check(int argc, char **argv) {
     const char *stream_path = NULL, *response_path = NULL, *response_id = NULL;
     const char *scenario_path = NULL, *history_path = NULL, *case_id = NULL, *rule = "U2";
     bool host = false;
     size_t max_input = TS_CLI_MAX_INPUT_DEFAULT;
+    ts_judge_budget budget = {0, 0};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(check_usage, stdout);
@@ -123,6 +266,10 @@ int ts_cli_check(int argc, char **argv) {
             response_id = argv[++i];
         } else if (!strcmp(argv[i], "--max-input-bytes") && i + 1 < argc) {
             if (!ts_cli_parse_max_input("check", argv[++i], &max_input)) return TS_EXIT_USAGE;
+        } else if (!strcmp(argv[i], "--judge-states") && i + 1 < argc) {
+            if (!ts_cli_parse_judge_states("check", argv[++i], &budget)) return TS_EXIT_USAGE;
+        } else if (!strcmp(argv[i], "--judge-seconds") && i + 1 < argc) {
+            if (!ts_cli_parse_judge_seconds("check", argv[++i], &budget)) return TS_EXIT_USAGE;
         } else if (!strcmp(argv[i], "--scenario") && i + 1 < argc) {
             scenario_path = argv[++i];
         } else if (!strcmp(argv[i], "--history") && i + 1 < argc) {
@@ -151,40 +298,6 @@ int ts_cli_check(int argc, char **argv) {
         fprintf(stderr, "turnstile check: --stream and --response are both required\n");
         return TS_EXIT_USAGE;
     }
-    char *stream_text = NULL, *response_text = NULL;
-    size_t stream_len, response_len;
-    if (ts_cli_read_input(stream_path, max_input, &stream_text, &stream_len) ||
-        ts_cli_read_input(response_path, max_input, &response_text, &response_len)) {
-        free(stream_text);
-        return TS_EXIT_USAGE;
-    }
-    ts_arena arena;
-    ts_arena_init(&arena);
-    ts_error err;
-    ts_error_clear(&err);
-    ts_stream stream;
-    ts_json answer;
-    int status = TS_EXIT_OK;
-    char message[700];
-    if (!ts_stream_read(&arena, stream_text, stream_len, &stream, &err)) {
-        ts_error_format(&err, stream_path, message, sizeof message);
-        fprintf(stderr, "turnstile check: %s\n", message);
-        status = TS_EXIT_USAGE;
-    } else if (!ts_codec_parse(&arena, response_text, response_len, &answer, &err)) {
-        ts_error_format(&err, response_path, message, sizeof message);
-        fprintf(stderr, "turnstile check: %s\n", message);
-        status = TS_EXIT_USAGE;
-    } else {
-        ts_findings findings;
-        ts_findings_init(&findings);
-        bool ok = host ? ts_check_host(stream.updates, stream.count, ts_json_get(&answer, "stream"),
-                                       ts_json_get(&answer, "response"), false, &findings)
-                       : ts_check_merge(stream.updates, stream.count, ts_str_from(response_id), &answer, &findings);
-        status = print_findings(&findings, ok);
-        ts_findings_free(&findings);
-    }
-    ts_arena_free(&arena);
-    free(stream_text);
-    free(response_text);
-    return status;
+    if (host) return check_host(stream_path, response_path, max_input, &budget);
+    return check_merge_files(stream_path, response_path, response_id, max_input, &budget);
 }

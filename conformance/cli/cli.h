@@ -3,7 +3,9 @@
  * Owns: argument parsing, reading input files, writing results and mapping outcomes to exit
  * codes (0 success, 1 failures found — certify, check — or an internal failure such as out of
  * memory or a failed write, standard output included, 2 bad input or bad usage, 3 a harness
- * failure: certify's testee could not be started or never answered, so nothing was judged).
+ * failure: certify's testee could not be started or never answered, or check's checkers ran
+ * out of memory, so nothing was judged; 4 undecided: certify and check found no failure, but
+ * judging ran out of its budget before deciding an answer, so there is no verdict on it).
  * Semantics live in core/ (and later conformance/, fuzz/); nothing here decides what a merge
  * means.
  */
@@ -14,11 +16,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "conformance/checkers/budget.h"
 #include "core/json/buf.h"
 
 /* 3: the harness could not do its job (certify: the testee could not be started or kept
- * running), distinct from a verdict (1) and from bad usage (2). */
-enum { TS_EXIT_OK = 0, TS_EXIT_FAILURE = 1, TS_EXIT_USAGE = 2, TS_EXIT_HARNESS = 3 };
+ * running; check: the checkers ran out of memory), distinct from a verdict (1) and from bad
+ * usage (2). 4: no failure, but some answer was not decided within the judging budget. */
+enum { TS_EXIT_OK = 0, TS_EXIT_FAILURE = 1, TS_EXIT_USAGE = 2, TS_EXIT_HARNESS = 3, TS_EXIT_UNDECIDED = 4 };
 
 /* numbers.c. Strict numeric option values: the whole text, finite, within [min, max]. On
  * failure they print "turnstile COMMAND: OPTION needs ..., not 'TEXT'" to stderr and return
@@ -27,6 +31,11 @@ bool ts_cli_parse_whole(const char *command, const char *option, const char *tex
                         unsigned long long max, unsigned long long *out);
 bool ts_cli_parse_real(const char *command, const char *option, const char *text, double min_exclusive, double max,
                        double *out);
+
+/* --judge-states N and --judge-seconds S (check, certify) into budget; 0 is no limit. Print
+ * the error and return false when the value is not one. */
+bool ts_cli_parse_judge_states(const char *command, const char *text, ts_judge_budget *budget);
+bool ts_cli_parse_judge_seconds(const char *command, const char *text, ts_judge_budget *budget);
 
 /* What a command reads from one input at most unless --max-input-bytes says otherwise: 256 MiB.
  * `merge` streams (its memory follows the answer); the other commands hold the input whole. */

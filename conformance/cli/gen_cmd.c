@@ -10,7 +10,7 @@
 #include "core/testing/gen.h"
 
 static const char gen_usage[] =
-    "usage: turnstile gen [--seed N] [--count K] [--out DIR]\n"
+    "usage: turnstile gen [--seed N] [--count K] [--out DIR] [--shape NAME]\n"
     "\n"
     "Writes adversarial AgentResponseUpdate streams (JSON Lines) from the structure-aware\n"
     "generator the fuzz targets use: mixed, equal, missing, far and offset-shifted createdAt;\n"
@@ -20,13 +20,22 @@ static const char gen_usage[] =
     "\n"
     "  --seed N    the seed, a whole number from 0 to 18446744073709551615 (default 1)\n"
     "  --count K   how many streams, 1 to 1000000 (default 1)\n"
-    "  --out DIR   write DIR/stream-<seed>-<i>.jsonl; without it, one stream (K=1) to stdout\n";
+    "  --out DIR   write DIR/stream-<seed>-<i>.jsonl; without it, one stream (K=1) to stdout\n"
+    "  --shape S   default (the above); lookalike-tagged: response groups of 1-7 identical or\n"
+    "              nearly identical messages, mostly without ids or createdAt; partition-tagged:\n"
+    "              groups of identical messages shaped like the 3-PARTITION reduction of\n"
+    "              conformance/checkers/DESIGN.md. Tagged: every update with content carries\n"
+    "              additionalProperties {\"group\": ID}, which reveals its group, so turnstile\n"
+    "              check decides an answer to them on a straight path. lookalike and partition\n"
+    "              leave the tag out: answers to those may take the checkers' search, and may come\n"
+    "              out undecided (turnstile check --help)\n";
 
 enum { MAX_COUNT = 1000000 };
 
 int ts_cli_gen(int argc, char **argv) {
     unsigned long long seed = 1, count = 1;
     const char *out_dir = NULL;
+    ts_gen_shape shape = TS_GEN_DEFAULT;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(gen_usage, stdout);
@@ -37,6 +46,13 @@ int ts_cli_gen(int argc, char **argv) {
             if (!ts_cli_parse_whole("gen", "--count", argv[++i], 1, MAX_COUNT, &count)) return TS_EXIT_USAGE;
         } else if (!strcmp(argv[i], "--out") && i + 1 < argc) {
             out_dir = argv[++i];
+        } else if (!strcmp(argv[i], "--shape") && i + 1 < argc) {
+            if (!ts_gen_shape_find(argv[++i], &shape)) {
+                fprintf(stderr, "turnstile gen: no shape '%s' (default, lookalike, partition, lookalike-tagged, "
+                                "partition-tagged)\n",
+                        argv[i]);
+                return TS_EXIT_USAGE;
+            }
         } else {
             fprintf(stderr, "turnstile gen: unknown argument or missing value '%s' (see turnstile gen --help)\n",
                     argv[i]);
@@ -57,7 +73,7 @@ int ts_cli_gen(int argc, char **argv) {
         uint8_t bytes[1024];
         ts_gen_seed_bytes(seed, i, bytes, sizeof bytes);
         ts_buf_reset(&stream);
-        ts_gen_stream(bytes, sizeof bytes, &stream);
+        ts_gen_stream_shaped(shape, bytes, sizeof bytes, &stream);
         FILE *f = stdout;
         char path[4096];
         if (out_dir) {

@@ -37,3 +37,22 @@ bool ts_cli_parse_real(const char *command, const char *option, const char *text
     *out = value;
     return true;
 }
+
+bool ts_cli_parse_judge_states(const char *command, const char *text, ts_judge_budget *budget) {
+    unsigned long long n;
+    if (!ts_cli_parse_whole(command, "--judge-states", text, 0, 1000000000000ULL, &n)) return false;
+    budget->states = n ? n : TS_JUDGE_UNLIMITED_STATES;
+    return true;
+}
+
+bool ts_cli_parse_judge_seconds(const char *command, const char *text, ts_judge_budget *budget) {
+    char *end = NULL;
+    errno = 0;
+    double value = text[0] && !isspace((unsigned char)text[0]) && text[0] != '-' ? strtod(text, &end) : NAN;
+    if (!end || *end || errno != 0 || !isfinite(value) || value < 0 || value > 1e9) {
+        fprintf(stderr, "turnstile %s: --judge-seconds needs a number from 0 (no limit) to 1e9, not '%s'\n", command, text);
+        return false;
+    }
+    budget->seconds = value > 0 ? value : TS_JUDGE_UNLIMITED_SECONDS;
+    return true;
+}

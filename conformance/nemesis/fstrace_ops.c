@@ -386,7 +386,10 @@ call_action ts_fstrace_entry(ts_fstrace *t, pending_call *call, const uint64_t a
     call->op.path2 = call->path2;
     switch (call->nr) {
     case SYS_write:
-    case SYS_writev: return a[0] == 1 ? CALL_OUTPUT : write_entry(t, call, (long)a[0], false, 0, false);
+    case SYS_writev: { /* fd 1 is the protocol's line, unless it was made a store file (`echo > FILE`) */
+        call_action action = write_entry(t, call, (long)a[0], false, 0, false);
+        return a[0] == 1 && action != CALL_TRACK ? CALL_OUTPUT : action;
+    }
     case SYS_pwrite64:
     case SYS_pwritev: return write_entry(t, call, (long)a[0], true, a[3], false);
     case SYS_pwritev2: return write_entry(t, call, (long)a[0], (int64_t)a[3] != -1, a[3], (a[5] & RWF_APPEND) != 0);

@@ -300,6 +300,22 @@ case("Merge.M6.announced_empty_message_kept", ["M6"],
      [upd(R, "m1", role="assistant", contents=[]), upd(R, "m2", contents=[text("x")])],
      ["m1", "m2"])
 
+case("Merge.M6.usage_only_update_no_message", ["M6", "M4", "R2"],
+     "Issue 24: a usage content is no content of its message (C1, R2: it is summed into the response), so a "
+     "message without an id whose updates carried only usage and a role is left out, as a metadata-only update's "
+     "is: here the assistant's two usage-only updates, each opened by a role change, form no message.",
+     [upd(R, None, role="user", contents=[text("What is 2+2?")]),
+      upd(R, None, role="assistant", contents=[usage(inputTokenCount=12)]),
+      upd(R, None, role="user", contents=[text("Never mind.")]),
+      upd(R, None, role="assistant", contents=[usage(outputTokenCount=3)], finishReason="stop")],
+     ["text:What is 2+2?", "text:Never mind."],
+     {"usage.inputTokenCount": 12, "usage.outputTokenCount": 3, "finishReason": "stop"})
+case("Merge.M6.usage_then_text_is_one_message", ["M6", "M3", "R2"],
+     "Issue 24: a message whose first update carried only usage is written once a later update gives it content "
+     "(an id-less update continues it, M3): M6 looks at everything the message received.",
+     [upd(R, None, role="assistant", contents=[usage(inputTokenCount=5)]), upd(R, None, contents=[text("Hello")])],
+     ["text:Hello"], {"usage.inputTokenCount": 5, "messages[0].role": "assistant"})
+
 # ---------------------------------------------------------------- C1 / C2
 case("Merge.C1.calls_and_results_keep_order", ["C1"],
      "Two calls then their results in reverse order: every content once, in arrival order.",

@@ -327,11 +327,32 @@ static size_t generate(const uint8_t *data, size_t size, ts_emitter *out) {
     return count;
 }
 
+static const char *const shape_names[TS_GEN_SHAPES] = {"default", "lookalike", "partition", "lookalike-tagged",
+                                                      "partition-tagged"};
+
+const char *ts_gen_shape_name(ts_gen_shape shape) { return shape < TS_GEN_SHAPES ? shape_names[shape] : "?"; }
+
+bool ts_gen_shape_find(const char *name, ts_gen_shape *out) {
+    for (int k = 0; k < TS_GEN_SHAPES; k++)
+        if (strcmp(shape_names[k], name) == 0) return *out = (ts_gen_shape)k, true;
+    return false;
+}
+
+static size_t generate_shaped(ts_gen_shape shape, const uint8_t *data, size_t size, ts_emitter *e) {
+    switch (shape) {
+    case TS_GEN_LOOKALIKE: return ts_gen_lookalike(data, size, false, e);
+    case TS_GEN_LOOKALIKE_TAGGED: return ts_gen_lookalike(data, size, true, e);
+    case TS_GEN_PARTITION: return ts_gen_partition(data, size, false, e);
+    case TS_GEN_PARTITION_TAGGED: return ts_gen_partition(data, size, true, e);
+    default: return generate(data, size, e);
+    }
+}
+
 size_t ts_gen_stream_shaped(ts_gen_shape shape, const uint8_t *data, size_t size, ts_buf *out) {
     ts_emitter e;
     memset(&e, 0, sizeof e);
     e.text = out;
-    return shape == TS_GEN_LOOKALIKE ? ts_gen_lookalike(data, size, &e) : generate(data, size, &e);
+    return generate_shaped(shape, data, size, &e);
 }
 
 bool ts_gen_updates_shaped(ts_arena *arena, ts_gen_shape shape, const uint8_t *data, size_t size, ts_json *out) {
@@ -339,8 +360,7 @@ bool ts_gen_updates_shaped(ts_arena *arena, ts_gen_shape shape, const uint8_t *d
     memset(&e, 0, sizeof e);
     e.arena = arena;
     ts_emit_begin(&e, false);
-    if (shape == TS_GEN_LOOKALIKE) ts_gen_lookalike(data, size, &e);
-    else generate(data, size, &e);
+    generate_shaped(shape, data, size, &e);
     ts_emit_end(&e);
     *out = e.result;
     return !e.failed;

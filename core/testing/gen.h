@@ -15,12 +15,21 @@
  * user/assistant alternations, prefixes of one another, one text changed), mostly without
  * messageIds or createdAt (else the same id or the same instant throughout), consecutive
  * same-role messages kept apart by empty updates that M6 leaves out, groups sent one after
- * another or interleaved. The default shape's byte-to-stream mapping never changes (the
- * fuzzers' regression files depend on it).
+ * another or interleaved. A third, TS_GEN_PARTITION, is conformance/checkers/DESIGN.md §4's
+ * reduction from 3-PARTITION, shuffled: groups of identical messages whose arrangement in an
+ * answer only a search can decide (up to TS_GEN_PARTITION_MAX_UPDATES updates). The default
+ * shape's byte-to-stream mapping never changes (the fuzzers' regression files depend on it).
+ *
+ * The look-alike shapes exist to stress the checkers' matching. For streams turnstile hands to
+ * someone else's merger, the tagged variants carry, on every update with content,
+ * "additionalProperties": {"group": ID}: a value that reveals which response group each
+ * message came from (as Elle's workloads reveal their order), so that an answer to them is
+ * decided on a straight path, never by search.
  */
 #ifndef TURNSTILE_CORE_TESTING_GEN_H
 #define TURNSTILE_CORE_TESTING_GEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,11 +37,25 @@
 #include "core/json/buf.h"
 #include "core/json/json.h"
 
-enum { TS_GEN_MAX_UPDATES = 48 };
+enum { TS_GEN_MAX_UPDATES = 48, TS_GEN_PARTITION_MAX_UPDATES = 256 };
 
-typedef enum ts_gen_shape { TS_GEN_DEFAULT, TS_GEN_LOOKALIKE } ts_gen_shape;
+typedef enum ts_gen_shape {
+    TS_GEN_DEFAULT,
+    TS_GEN_LOOKALIKE,
+    TS_GEN_PARTITION,
+    TS_GEN_LOOKALIKE_TAGGED,
+    TS_GEN_PARTITION_TAGGED,
+    TS_GEN_SHAPES /* how many */
+} ts_gen_shape;
 
-/* Appends the stream (one update per line) to out; returns the number of updates (>= 1). */
+/* The shape's name ("default", "lookalike", "partition", "lookalike-tagged",
+ * "partition-tagged"), a static string. */
+const char *ts_gen_shape_name(ts_gen_shape shape);
+/* The shape with that name; false when none has it. */
+bool ts_gen_shape_find(const char *name, ts_gen_shape *out);
+
+/* Appends the stream (one update per line) to out; returns the number of updates (>= 1; at
+ * most TS_GEN_MAX_UPDATES, or TS_GEN_PARTITION_MAX_UPDATES for the partition shapes). */
 size_t ts_gen_stream(const uint8_t *data, size_t size, ts_buf *out);
 
 /* The same stream as values: *out becomes an array of update objects (members in the order the

@@ -7,6 +7,8 @@
  * update of another role first (a message of its own, which M6 leaves out; some groups also
  * carry "additionalProperties": {} and "authorName": null, which are nothing). Groups are sent
  * one after another or interleaved; a group without responseId joins the primary one (M1).
+ * Tagged (TS_GEN_LOOKALIKE_TAGGED): every update with content carries instead
+ * "additionalProperties": {"group": "gI"}, revealing the generator's group I (gen.h).
  */
 #include <stdio.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 typedef struct lookalike_state {
     ts_bytes in;
     ts_emitter *out;
+    bool tagged;
 } lookalike_state;
 
 enum { LOOKALIKE_GROUPS = 6, LOOKALIKE_LENGTH = 7 };
@@ -38,6 +41,7 @@ typedef struct lookalike_group {
     char message_id[8];   /* "" : none; else the same id on every message of the group */
     bool timestamped;     /* every update carries the same instant */
     bool empty_extras;    /* every update carries "additionalProperties": {} and "authorName": null */
+    char tag[8];          /* tagged: the value that reveals the group */
     int next_message;     /* emission state */
     int next_update;      /* within the message: 0 separator (when needed), 1.. its parts */
 } lookalike_group;
@@ -77,10 +81,18 @@ static bool lookalike_update(lookalike_state *s, lookalike_group *g, bool split)
             ts_emit_key(s->out, "agentId");
             ts_emit_string(s->out, ts_str_from(g->agent_id));
         }
-        if (g->empty_extras) { /* both are nothing: {} as no additionalProperties (M6), null as absent */
+        if (s->tagged && step > 0) { /* the group revealed; never on an empty update (M6 leaves those out) */
+            ts_emit_key(s->out, "additionalProperties");
+            ts_emit_begin(s->out, true);
+            ts_emit_key(s->out, "group");
+            ts_emit_string(s->out, ts_str_from(g->tag));
+            ts_emit_end(s->out);
+        } else if (g->empty_extras) { /* both are nothing: {} as no additionalProperties (M6), null as absent */
             ts_emit_key(s->out, "additionalProperties");
             ts_emit_begin(s->out, true);
             ts_emit_end(s->out);
+        }
+        if (g->empty_extras) {
             ts_emit_key(s->out, "authorName");
             ts_emit_literal(s->out, TS_JSON_NULL);
         }
@@ -102,11 +114,12 @@ static bool lookalike_update(lookalike_state *s, lookalike_group *g, bool split)
     return false;
 }
 
-size_t ts_gen_lookalike(const uint8_t *data, size_t size, ts_emitter *out) {
+size_t ts_gen_lookalike(const uint8_t *data, size_t size, bool tagged, ts_emitter *out) {
     lookalike_state s;
     memset(&s, 0, sizeof s);
     ts_bytes_init(&s.in, data, size);
     s.out = out;
+    s.tagged = tagged;
     lookalike_group groups[LOOKALIKE_GROUPS];
     memset(groups, 0, sizeof groups);
     lookalike_message pattern[LOOKALIKE_LENGTH]; /* the groups' common pattern */
@@ -129,6 +142,7 @@ size_t ts_gen_lookalike(const uint8_t *data, size_t size, ts_emitter *out) {
             int k = (int)ts_bytes_below(&s.in, (uint32_t)g->length);
             g->messages[k].text = (g->messages[k].text + 1 + (int)ts_bytes_below(&s.in, 3)) % 4;
         }
+        snprintf(g->tag, sizeof g->tag, "g%d", i);
         if (!ts_bytes_chance(&s.in, 12)) snprintf(g->response_id, sizeof g->response_id, "r%d", i);
         if (ts_bytes_chance(&s.in, 40)) snprintf(g->agent_id, sizeof g->agent_id, "ag%d", shared_agent ? 0 : i);
         if (ts_bytes_chance(&s.in, 12)) snprintf(g->message_id, sizeof g->message_id, "m");

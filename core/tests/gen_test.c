@@ -1,6 +1,8 @@
 /* gen_test.c — the generator's two outputs agree: the JSON Lines it writes parse into the very
- * values it builds in memory (same members, same order), for many byte strings and both
- * shapes, and both are deterministic; the look-alike shape builds look-alike groups. */
+ * values it builds in memory (same members, same order), for many byte strings and every
+ * shape, and both are deterministic; the look-alike shape builds look-alike groups. What the
+ * checkers spend deciding answers to each shape is fuzz/shapes_test.c's (core includes no
+ * checker). */
 #include <string.h>
 
 #include "core/json/codec.h"
@@ -45,6 +47,12 @@ static void check_shape(ts_gen_shape shape) {
 static void test_text_and_values_agree(void) { check_shape(TS_GEN_DEFAULT); }
 
 static void test_lookalike_text_and_values_agree(void) { check_shape(TS_GEN_LOOKALIKE); }
+
+static void test_partition_and_tagged_text_and_values_agree(void) {
+    check_shape(TS_GEN_PARTITION);
+    check_shape(TS_GEN_LOOKALIKE_TAGGED);
+    check_shape(TS_GEN_PARTITION_TAGGED);
+}
 
 /* The default shape's mapping is what the fuzzers' regression files were found with. */
 static void test_default_shape_is_the_plain_generator(void) {
@@ -103,6 +111,7 @@ static void test_empty_input_is_one_lean_update(void) {
 int main(void) {
     TS_RUN(test_text_and_values_agree);
     TS_RUN(test_lookalike_text_and_values_agree);
+    TS_RUN(test_partition_and_tagged_text_and_values_agree);
     TS_RUN(test_default_shape_is_the_plain_generator);
     TS_RUN(test_lookalike_streams_look_alike);
     TS_RUN(test_empty_input_is_one_lean_update);

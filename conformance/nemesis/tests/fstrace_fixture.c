@@ -120,6 +120,19 @@ static void records(void) { /* five appends, each synced: the kill tests' subjec
     close(fd);
 }
 
+/* A store file made the process's stdout, as a shell's `echo a > FILE` does: writes on fd 1
+ * are the store's then, not the protocol's. Then stdout back to what it was, and a line on it. */
+static void redirected(void) {
+    int saved = dup(1), fd = open(at("out"), O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    must(saved >= 0 && fd >= 0 && dup2(fd, 1) == 1, "redirect stdout");
+    must(write(1, "abc", 3) == 3 && fsync(1) == 0, "write the store through fd 1");
+    must(dup2(saved, 1) == 1, "restore stdout");
+    close(fd);
+    close(saved);
+    printf("line\n");
+    fflush(stdout);
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) return 2;
     store = argv[2];
@@ -128,6 +141,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[1], "mapped")) mapped();
     else if (!strcmp(argv[1], "uring")) uring();
     else if (!strcmp(argv[1], "records")) records();
+    else if (!strcmp(argv[1], "redirected")) redirected();
     else return 2;
     return 0;
 }

@@ -195,6 +195,18 @@ static void test_kills(void) {
     free(t.bytes);
 }
 
+/* A write on fd 1 is the store's when fd 1 is a store file (a shell's redirection): it was
+ * counted as protocol output, and the store's content was missing from the log. */
+static void test_stdout_redirected_into_the_store(void) {
+    traced t;
+    run("redirected", 0, false, &t);
+    CHECK(WIFEXITED(t.status) && WEXITSTATUS(t.status) == 0);
+    const ts_fsop *w = find(&t, TS_FSOP_WRITE, "out", 0);
+    CHECK(w && w->offset == 0 && data_is(w, "abc") && w->stdout_bytes == 0);
+    CHECK(find(&t, TS_FSOP_FSYNC, "out", 0) != NULL);
+    free(t.bytes);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) return 2;
     fixture = argv[1];
@@ -203,6 +215,7 @@ int main(int argc, char **argv) {
     test_mapped();
     test_uring_refused();
     test_kills();
+    test_stdout_redirected_into_the_store();
     if (failures) fprintf(stderr, "%d failures\n", failures);
     else printf("ok\n");
     return failures ? 1 : 0;

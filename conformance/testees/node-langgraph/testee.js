@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // node-langgraph: a turnstile testee for the `resume` op (conformance/PROTOCOL.md), driving a
-// real LangGraph JS ReAct graph over a SqliteSaver. The harness plays the LLM and the tools; this
+// real LangGraph JS ReAct graph over a SqliteSaver or a PostgresSaver. The harness plays the LLM and the tools; this
 // file only wires LangGraph to it and translates LangChain messages <-> MEAI ChatMessage JSON.
 // It never repairs the engine's behaviour (no dedup, no reordering, no orphan-call repair).
 //
@@ -17,10 +17,16 @@
 //                                       interrupt (unless-waiting)
 //   TURNSTILE_LG_RESUME=value|map        complete resumes with Command({resume: value}) or with a
 //                                       resume map {[interruptId]: value} naming the call's interrupt
+//   TURNSTILE_LG_SAVER=sqlite|postgres   the checkpointer: SqliteSaver over <store>/checkpoints.db
+//                                       (default), or PostgresSaver on the server TURNSTILE_LG_PG_URL
+//                                       names (a connection string to its maintenance database), in a
+//                                       database of its own per store directory (created on first use)
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import Database from "better-sqlite3";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { StateGraph, MessagesAnnotation, START, END, Command, Send, interrupt } from "@langchain/langgraph";
 import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
@@ -33,6 +39,8 @@ const TOOLS_MODE = process.env.TURNSTILE_LG_TOOLS || "node";
 const DURABILITY = process.env.TURNSTILE_LG_DURABILITY || undefined; // undefined: LangGraph's default
 const RECOVER = process.env.TURNSTILE_LG_RECOVER || "next";
 const RESUME = process.env.TURNSTILE_LG_RESUME || "value";
+const SAVER = process.env.TURNSTILE_LG_SAVER || "sqlite";
+if (!["sqlite", "postgres"].includes(SAVER)) throw new Error(`TURNSTILE_LG_SAVER=${SAVER}: sqlite or postgres`);
 
 // ---- the line channel: requests, and the replies to our world calls, arrive on stdin in order --
 const queued = [], waiting = [];
@@ -99,16 +107,16 @@ const harnessTool = ({ name, description, parameters }) => tool(async (args, run
   return r.result;
 }, { name, description: description || name, schema: parameters || { type: "object" } });
 
-// The checkpointer: LangGraph's SqliteSaver, with both of its commits reported to the harness
-// (`detail`, an extra member, says which checkpoint step or which channels the commit holds).
-class NotifyingSaver extends SqliteSaver {
+// The checkpointer: LangGraph's SqliteSaver or PostgresSaver, with both of its commits reported to
+// the harness (`detail`, an extra member, says which checkpoint step or which channels the commit holds).
+const notifying = (Saver) => class extends Saver {
   async put(config, checkpoint, metadata, versions) {
     const detail = `step ${metadata?.step} ${metadata?.source}`;
     return this.#commit("put", detail, () => super.put(config, checkpoint, metadata, versions));
   }
   async putWrites(config, writes, taskId) {
     const detail = writes.map(([channel]) => channel).join(",");
-    // SqliteSaver serializes the writes synchronously inside this call; the loop goes on to mutate
+    // The saver serializes the writes inside this call, before its first await; the loop goes on to mutate
     // the same message objects (the reducer stamps ids), so waiting for the ack must not let those
     // later changes into this commit: freeze the values now, exactly as the saver would store them.
     const frozen = Promise.all(writes.map(async ([channel, value]) =>
@@ -122,10 +130,38 @@ class NotifyingSaver extends SqliteSaver {
     await world({ commit: "after", what, detail });
     return result;
   }
+};
+
+// PostgresSaver: one database per store directory (the certifier gives each case and each kill run
+// an empty one), named from its path, created on first use; the databases of store directories that
+// no longer exist (cases that ended) are dropped then, so a sweep does not fill the server.
+async function postgresSaver(store) {
+  const [{ PostgresSaver }, { default: pg }] = await Promise.all([import("@langchain/langgraph-checkpoint-postgres"), import("pg")]);
+  const admin = process.env.TURNSTILE_LG_PG_URL;
+  if (!admin) throw new Error("TURNSTILE_LG_SAVER=postgres needs TURNSTILE_LG_PG_URL (a connection string to the server)");
+  const name = `turnstile_${createHash("sha256").update(store).digest("hex").slice(0, 24)}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    const { rows } = await client.query("SELECT d.datname, shobj_description(d.oid, 'pg_database') AS store FROM pg_database d WHERE d.datname LIKE 'turnstile\\_%'");
+    for (const row of rows) if (row.datname !== name && row.store && !existsSync(row.store)) await client.query(`DROP DATABASE IF EXISTS "${row.datname}" WITH (FORCE)`);
+    if (!rows.some((row) => row.datname === name)) {
+      await client.query(`CREATE DATABASE "${name}"`);
+      await client.query(`COMMENT ON DATABASE "${name}" IS ${client.escapeLiteral(store)}`);
+    }
+  } finally { await client.end(); }
+  const url = admin.replace(/\/[^/?]*(\?|$)/, `/${name}$1`); // the same server, the store's database
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  // pg's documented duty: an idle client's error (the server ended it) is emitted on the pool
+  pool.on("error", (e) => process.stderr.write(`node-langgraph: idle PostgreSQL client: ${e.message}\n`));
+  const saver = new (notifying(PostgresSaver))(pool);
+  await saver.setup();
+  return saver;
 }
 
-function buildGraph(store, tools) {
-  const checkpointer = new NotifyingSaver(new Database(`${store}/checkpoints.db`));
+async function buildGraph(store, tools) {
+  const checkpointer = SAVER === "postgres" ? await postgresSaver(store)
+    : new (notifying(SqliteSaver))(new Database(`${store}/checkpoints.db`));
   const model = new HarnessChatModel({});
   const route = TOOLS_MODE === "send"
     ? (state) => { // createReactAgent v2: one task per call
@@ -143,16 +179,20 @@ function buildGraph(store, tools) {
 }
 
 let engine = { key: null, graph: null };
-function graphFor(req) {
+async function graphFor(req) {
   const key = JSON.stringify([req.store, req.tools || []]);
-  if (engine.key !== key) engine = { key, graph: buildGraph(req.store, req.tools || []) };
+  if (engine.key !== key) {
+    await engine.checkpointer?.end?.(); // PostgresSaver: close the previous store's pool before its database may go
+    const graph = await buildGraph(req.store, req.tools || []);
+    engine = { key, graph, checkpointer: graph.checkpointer };
+  }
   return engine.graph;
 }
 
 const interruptsOf = (state) => state.tasks.flatMap((t) => t.interrupts || []);
 
 async function resume(req) {
-  const graph = graphFor(req), a = req.action || {};
+  const graph = await graphFor(req), a = req.action || {};
   const config = { configurable: { thread_id: req.thread }, ...(DURABILITY ? { durability: DURABILITY } : {}) };
   if ("user" in a) {
     await graph.invoke({ messages: [new HumanMessage(String(a.user))] }, config);
@@ -180,7 +220,7 @@ async function answer(line) {
   if (!req || typeof req !== "object" || typeof req.id !== "string") return null;
   caseId = req.id;
   if (req.op === "hello") {
-    return { hello: { name: "langgraph-js", version: VERSION, ops: ["resume"], async: true } };
+    return { hello: { name: SAVER === "postgres" ? "langgraph-js-postgres" : "langgraph-js", version: VERSION, ops: ["resume"], async: true } };
   }
   if (req.op !== "resume") return { unsupported: true };
   try { return await resume(req); } catch (e) { return { error: `${e.name}: ${e.message}` }; }
