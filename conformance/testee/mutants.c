@@ -169,7 +169,7 @@ const ts_mutant ts_mutants[] = {
      "U11,U2,U3,U4,U5,U6,U8", NULL, false, false, false, NULL, TS_DURABILITY_RENAME_WITHOUT_DIR_SYNC, TS_BRANCH_AS_REFERENCE},
     /* A branch bug of the resume op's adapter (issue 27): caught by the universal branch rules. */
     {"resume-branch-keeps-suffix", "an edit or fork appends its message to the old conversation: the abandoned answers and results leak into the branch",
-     "U12,U3,U5,U8,U9,U14", NULL, false, false, false, NULL, TS_DURABLE, TS_BRANCH_KEEPS_SUFFIX},
+     "U12,U3,U5,U8,U9,U14,U15", NULL, false, false, false, NULL, TS_DURABLE, TS_BRANCH_KEEPS_SUFFIX},
 };
 const size_t ts_mutant_count = sizeof ts_mutants / sizeof ts_mutants[0];
 
