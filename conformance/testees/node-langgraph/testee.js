@@ -199,10 +199,14 @@ const interruptsOf = (state) => state.tasks.flatMap((t) => t.interrupts || []);
 // message (the messages reducer replaces a message with the same id); a fork before assistant
 // message N adds the new message at the checkpoint where the messages before it are all there and
 // the agent is next. A fork at the end is a new message (nothing to abandon).
-const sameIds = (messages, prefix) => messages.length === prefix.length && prefix.every((m, i) => messages[i].id === m.id);
+// Messages are compared by what they say (type, text, calls, the call a result answers), not by id:
+// LangGraph names a user message by an id minted when its write is applied, so two checkpoints may
+// hold the same message under two ids (FINDINGS F8 of node-langgraph).
+const said = (m) => JSON.stringify([m.getType(), textOf(m.content), (m.tool_calls || []).map((c) => c.id), m.tool_call_id ?? null]);
+const samePrefix = (messages, prefix) => messages.length === prefix.length && prefix.every((m, i) => said(messages[i]) === said(m));
 async function checkpointWith(graph, config, prefix) {
   for (let s = await graph.getState(config); s?.config; s = s.parentConfig ? await graph.getState(s.parentConfig) : null)
-    if (sameIds(s.values.messages || [], prefix) && s.next.includes("agent")) return s;
+    if (samePrefix(s.values.messages || [], prefix) && s.next.includes("agent")) return s;
   return null;
 }
 async function branch(graph, config, kind, at, text) {
@@ -218,8 +222,8 @@ async function branch(graph, config, kind, at, text) {
   const cut = positions[at], prefix = messages.slice(0, kind === "edit" ? cut + 1 : cut);
   const start = await checkpointWith(graph, config, prefix);
   if (!start) throw new Error(`no checkpoint of this thread holds the ${prefix.length} messages before the ${kind}`);
-  const last = prefix[prefix.length - 1];
-  const update = kind === "edit" ? new HumanMessage({ id: last.id, content: text }) : new HumanMessage(text);
+  const last = prefix[prefix.length - 1], replaced = (start.values.messages || [])[prefix.length - 1]; // as that checkpoint names it
+  const update = kind === "edit" ? new HumanMessage({ id: replaced.id, content: text }) : new HumanMessage(text);
   const asNode = !last || last.getType() === "human" ? START : "tools";
   const forked = await graph.updateState(start.config, { messages: [update] }, asNode);
   await graph.invoke(null, { ...config, configurable: { ...config.configurable, ...forked.configurable } });
