@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # ci/docs_test.sh [--installed PREFIX] — every command the docs print works as printed.
 #
-# Extracts every command line from the ```sh blocks of README.md and the kit READMEs
-# (conformance/testees/README.md, conformance/testees/*/README.md) and compares them with the
+# Extracts every command line from the ```sh blocks of README.md, the kit READMEs
+# (conformance/testees/README.md, conformance/testees/*/README.md) and the certificates' READMEs
+# (conformance/certified/README.md, conformance/certified/resume/README.md) and compares them with the
 # curated list ci/docs_commands.txt: a command in the docs and not in the list (or the other way
 # round) fails, so the docs cannot change without the list. Each entry says how it is proven:
 #   run STATUS      run here, in an empty temp directory that sees the checkout's conformance/ and
@@ -35,7 +36,8 @@ fail() { echo "FAIL $*"; failed=$((failed + 1)); }
 
 # FILE<TAB>COMMAND for every command line of every ```sh block (continuations joined).
 extract() {
-    for f in README.md conformance/testees/README.md conformance/testees/*/README.md; do
+    for f in README.md conformance/testees/README.md conformance/testees/*/README.md conformance/certified/README.md \
+        conformance/certified/resume/README.md; do
         awk -v f="$f" '
             /^```sh/ { inside = 1; next }
             /^```/ { inside = 0; next }

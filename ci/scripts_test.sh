@@ -227,6 +227,31 @@ expect non-zero certify_dotnet_build_fails STUB_DOTNET_BUILD_FAIL=1 -- ci/certif
 expect non-zero certify_dotnet_adapter_cannot_start 'STUB_CERTIFY_FAIL=*meai.dll*' -- ci/certify_dotnet.sh "$work/dotnet"
 rm "$stubs/dotnet"
 expect 3 certify_dotnet_without_dotnet -- ci/certify_dotnet.sh "$work/dotnet"
+# conformance/testees/dotnet-build.sh with TURNSTILE_DOTNET_CACHE: built once, again only when a
+# project's sources change (a stand-in dotnet that logs each publish and writes the dll).
+new_tree
+cat >"$stubs/dotnet" <<'STUB'
+#!/usr/bin/env bash
+case "$1" in
+    --version) echo 10.0.0-stub ;;
+    restore) ;;
+    publish) echo "publish $2" >>"$STUB_DOTNET_LOG"
+        while [ $# -gt 0 ]; do [ "$1" = -o ] && { mkdir -p "$2"; touch "$2/$(basename "$2").dll"; }; shift; done ;;
+esac
+STUB
+chmod +x "$stubs/dotnet"
+publishes() { grep -c '^publish' "$work/dotnet.log" 2>/dev/null || true; }
+projects=$(find "$tree/conformance/testees" -maxdepth 2 -name 'dotnet-*.csproj' | wc -l)
+expect 0 dotnet_build_fills_the_cache STUB_DOTNET_LOG="$work/dotnet.log" TURNSTILE_DOTNET_CACHE="$work/dncache" -- conformance/testees/dotnet-build.sh "$work/dn1"
+check dotnet_build_publishes_each_project [ "$(publishes)" -eq "$projects" ] && [ "$projects" -ge 5 ]
+check dotnet_build_prints_the_cached_dll grep -q "dotnet $work/dncache/dotnet-meai/dotnet-meai.dll" "$work/out"
+expect 0 dotnet_build_reuses_the_cache STUB_DOTNET_LOG="$work/dotnet.log" TURNSTILE_DOTNET_CACHE="$work/dncache" -- conformance/testees/dotnet-build.sh "$work/dn2"
+check dotnet_build_publishes_nothing_again [ "$(publishes)" -eq "$projects" ]
+echo '// changed' >>"$tree/conformance/testees/dotnet-meai/Program.cs"
+expect 0 dotnet_build_rebuilds_a_changed_project STUB_DOTNET_LOG="$work/dotnet.log" TURNSTILE_DOTNET_CACHE="$work/dncache" -- conformance/testees/dotnet-build.sh "$work/dn3"
+check dotnet_build_publishes_only_the_changed_one [ "$(publishes)" -eq $((projects + 1)) ] && [ "$(tail -1 "$work/dotnet.log")" = "publish $tree/conformance/testees/dotnet-meai/dotnet-meai.csproj" ]
+rm "$stubs/dotnet"
+
 expect non-zero release_build_fails 'STUB_FAIL=build *' -- ci/release.sh "$work/dist"
 expect non-zero release_test_build_fails 'STUB_FAIL=build *' -- ci/release_test.sh
 expect non-zero docs_test_build_fails 'STUB_FAIL=build *' -- ci/docs_test.sh

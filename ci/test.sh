@@ -7,7 +7,7 @@
 #   3. bazel build --config=gcc //...    (the same code warning-clean under gcc)
 #   4. the checks of the scripts themselves: ci/lint.sh (shellcheck), ci/scripts_test.sh (every
 #      script fails when a step fails), ci/install_test.sh, ci/action_test.sh,
-#      ci/fuzz_targets_test.sh
+#      ci/fuzz_targets_test.sh, ci/layering_test.sh (no include line turns the data flow around)
 # and ends with one line "N passed, N failed" counting Bazel test targets over both runs and the
 # script checks. Exits non-zero when anything failed: a test, a build, a check, or the setup.
 # Extra arguments are passed to both `bazel test` runs (e.g. a target pattern's --test_filter).
@@ -46,7 +46,7 @@ if ! bazel build --config=gcc //... >>"$log" 2>&1; then
     grep -E 'error|ERROR' "$log" | tail -20 >&2
     status=1
 fi
-for check in ci/lint.sh ci/scripts_test.sh ci/install_test.sh ci/action_test.sh ci/fuzz_targets_test.sh; do
+for check in ci/lint.sh ci/scripts_test.sh ci/install_test.sh ci/action_test.sh ci/fuzz_targets_test.sh ci/layering_test.sh; do
     echo "== $check" >&2
     out=$(mktemp)
     code=0

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conformance/checkers/journal_checks.h"
+#include "conformance/checkers/journal/journal_checks.h"
 #include "core/json/codec.h"
 #include "core/resume/engine.h"
 #include "core/resume/store_memory.h"

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conformance/checkers/checks.h"
+#include "conformance/checkers/merge/checks.h"
 #include "core/json/codec.h"
 #include "core/merge/merger.h"
 #include "core/merge/model.h"

@@ -30,7 +30,8 @@
 
 #include "conformance/certifier/gate.h"
 #include "conformance/certifier/suite.h"
-#include "conformance/checkers/checks.h"
+#include "conformance/checkers/merge/checks.h"
+#include "conformance/checkers/merge/host.h"
 #include "core/json/codec.h"
 #include "core/merge/host.h"
 #include "core/merge/merger.h"
@@ -116,7 +117,7 @@ static void ask(const ts_json *values, size_t n, verdict *v) {
                       ts_json_get(&reply, "error") != NULL, NULL, &findings); /* undecided: the findings of the rest */
         for (size_t i = 0; i < findings.count && !v->rule; i++) {
             const ts_rule_info *info = ts_rule_find(findings.items[i].rule);
-            if ((info && info->level != TS_LEVEL_REQUIRED) || !rule_counts(info ? info->id : "H4")) continue;
+            if (!ts_rule_fails(findings.items[i].rule) || !rule_counts(info ? info->id : "H4")) continue;
             v->rule = info ? info->id : "H4";
             snprintf(v->message, sizeof v->message, "%s", findings.items[i].message);
         }
@@ -135,7 +136,7 @@ static void ask(const ts_json *values, size_t n, verdict *v) {
                        &findings); /* undecided: the findings of the rest */
         for (size_t i = 0; i < findings.count && !v->rule; i++) {
             const ts_rule_info *info = ts_rule_find(findings.items[i].rule);
-            if ((info && info->level != TS_LEVEL_REQUIRED) || !rule_counts(info ? info->id : "W7")) continue;
+            if (!ts_rule_fails(findings.items[i].rule) || !rule_counts(info ? info->id : "W7")) continue;
             v->rule = info ? info->id : "W7";
             snprintf(v->message, sizeof v->message, "%s", findings.items[i].message);
         }

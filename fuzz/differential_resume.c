@@ -30,7 +30,7 @@
 #include "conformance/certifier/resume_run.h"
 #include "conformance/certifier/run.h"
 #include "conformance/certifier/world.h"
-#include "conformance/checkers/resume_expect.h"
+#include "conformance/checkers/resume/resume_expect.h"
 #include "core/json/codec.h"
 #include "fuzz/finding_case.h"
 #include "fuzz/fuzz_testee.h"
@@ -156,8 +156,7 @@ static void ask(ts_arena *arena, const ts_json *doc, verdict *v) {
         snprintf(v->message, sizeof v->message, "%s: %s", r.outcome, r.detail);
     }
     for (size_t i = 0; i < r.findings.count && !v->rule[0]; i++) {
-        const ts_rule_info *info = ts_rule_find(r.findings.items[i].rule);
-        if (info && info->level != TS_LEVEL_REQUIRED) continue;
+        if (!ts_rule_fails(r.findings.items[i].rule)) continue;
         if (!rule_selected(r.findings.items[i].rule) || !rule_selected(r.findings.items[i].named)) continue;
         snprintf(v->rule, sizeof v->rule, "%s", r.findings.items[i].rule);
         snprintf(v->message, sizeof v->message, "%s", r.findings.items[i].message);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conformance/checkers/checks.h"
+#include "conformance/checkers/merge/checks.h"
 #include "core/json/codec.h"
 
 void ts_oracle_fail(const char *what, const char *stream, size_t stream_len) {
@@ -15,13 +15,7 @@ void ts_oracle_fail(const char *what, const char *stream, size_t stream_len) {
     abort();
 }
 
-bool ts_oracle_has_required(const ts_findings *findings) {
-    for (size_t i = 0; i < findings->count; i++) {
-        const ts_rule_info *info = ts_rule_find(findings->items[i].rule);
-        if (!info || info->level == TS_LEVEL_REQUIRED) return true;
-    }
-    return false;
-}
+bool ts_oracle_has_required(const ts_findings *findings) { return ts_findings_fail(findings); }
 
 bool ts_oracle_merge_text(const ts_update *updates, size_t count, const ts_merge_options *options, ts_buf *out,
                           ts_error *err) {

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "conformance/checkers/resume_expect.h"
+#include "conformance/checkers/resume/resume_expect.h"
 #include "core/resume/scenario.h"
 #include "core/testing/gen.h"
 #include "core/testing/unit.h"

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "conformance/checkers/budget.h"
-#include "conformance/checkers/expect.h"
-#include "conformance/checkers/matching.h"
-#include "conformance/checkers/order.h"
+#include "conformance/checkers/merge/expect.h"
+#include "conformance/checkers/merge/matching.h"
+#include "conformance/checkers/merge/order.h"
 #include "core/json/codec.h"
 #include "core/merge/model.h"
 #include "core/testing/gen.h"

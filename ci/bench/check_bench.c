@@ -20,10 +20,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "conformance/checkers/checks.h"
-#include "conformance/checkers/expect.h"
-#include "conformance/checkers/matching.h"
-#include "conformance/checkers/order.h"
+#include "conformance/checkers/merge/checks.h"
+#include "conformance/checkers/merge/expect.h"
+#include "conformance/checkers/merge/matching.h"
+#include "conformance/checkers/merge/order.h"
 #include "core/json/codec.h"
 #include "core/merge/merger.h"
 #include "core/merge/model.h"

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "conformance/checkers/checks.h"
+#include "conformance/checkers/merge/checks.h"
 #include "core/merge/merger.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -15,8 +15,7 @@ size_t ts_gate_failing_keys(const ts_case_result *r, const char **keys, size_t m
     }
     if (r->verdict != TS_VERDICT_FAIL) return 0;
     for (size_t i = 0; i < r->findings.count && n < max; i++) {
-        const ts_rule_info *info = ts_rule_find(r->findings.items[i].rule);
-        if (info && info->level != TS_LEVEL_REQUIRED) continue;
+        if (!ts_rule_fails(r->findings.items[i].rule)) continue;
         bool seen = false;
         for (size_t k = 0; k < n && !seen; k++) seen = strcmp(keys[k], r->findings.items[i].rule) == 0;
         if (!seen) keys[n++] = r->findings.items[i].rule;
@@ -70,10 +69,14 @@ static bool add_line(ts_expected_failures *out, size_t *line_cap, size_t *entry_
     }
     if (ok && n == 2) {
         ts_expected_entry *e = &out->entries[out->count++];
+        memset(e, 0, sizeof *e);
         e->case_pattern = strdup(fields[0]);
         e->rule_pattern = strdup(fields[1]);
         e->line = number;
+        char where[300];
         if (!e->case_pattern || !e->rule_pattern) ok = false, snprintf(why, why_size, "%s: out of memory", path);
+        else if (hash && !ts_failure_classes_parse(raw, (size_t)(hash - work), number, &e->classes, where, sizeof where))
+            ok = false, snprintf(why, why_size, "%s:%s", path, where);
     }
     free(work);
     return ok;
@@ -128,6 +131,7 @@ void ts_expected_failures_free(ts_expected_failures *e) {
     for (size_t i = 0; i < e->count; i++) {
         free(e->entries[i].case_pattern);
         free(e->entries[i].rule_pattern);
+        ts_failure_classes_free(&e->entries[i].classes);
     }
     free(e->entries);
     for (size_t i = 0; i < e->line_count; i++) free(e->lines[i]);
@@ -165,6 +169,19 @@ static bool fully_judged(const ts_expected_entry *e, const ts_run_options *optio
 
 static bool covers(const ts_expected_entry *e, const char *case_id, const char *key) {
     return fnmatch(e->case_pattern, case_id, 0) == 0 && fnmatch(e->rule_pattern, key, 0) == 0;
+}
+
+const ts_failure_classes *ts_expected_failures_classes(const ts_expected_failures *e, const char *case_id, const char *rule) {
+    for (size_t i = 0; e && i < e->count; i++)
+        if (e->entries[i].classes.count && covers(&e->entries[i], case_id, rule)) return &e->entries[i].classes;
+    return NULL;
+}
+
+void ts_gate_class_json(ts_buf *b, const ts_expected_failures *e, const char *case_id, const char *rule) {
+    const ts_failure_classes *classes = ts_expected_failures_classes(e, case_id, rule);
+    if (!classes) return;
+    ts_buf_append_str(b, ",\"class\":");
+    ts_failure_classes_json(b, classes);
 }
 
 enum { MAX_KEYS = 64 };

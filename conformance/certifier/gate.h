@@ -10,7 +10,10 @@
  * pattern stays expected while it matches a failure); an entry naming no case of the suite (or no
  * rule) is stale. Entries about cases outside the run's selection (--cases, --rules) or set apart
  * by --platform are neither. A list is a user's file: at most TS_EXPECTED_MAX_BYTES, lines of at
- * most TS_EXPECTED_MAX_LINE bytes, no NUL byte; anything else is refused naming FILE:LINE.
+ * most TS_EXPECTED_MAX_LINE bytes, no NUL byte; anything else is refused naming FILE:LINE. An
+ * entry's comment may say whose failure it is (failure_class.h: `# class: library-defect PATH:LINE
+ * F4`), refused naming FILE:LINE:COLUMN when malformed; certify's JSON report carries the class on
+ * each finding the entry covers, and `turnstile report --classes` counts failing cases by class.
  */
 #ifndef TURNSTILE_CONFORMANCE_CERTIFIER_GATE_H
 #define TURNSTILE_CONFORMANCE_CERTIFIER_GATE_H
@@ -19,12 +22,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "conformance/certifier/failure_class.h"
 #include "conformance/certifier/run.h"
 
 typedef struct ts_expected_entry {
     char *case_pattern;
     char *rule_pattern;
     int line;
+    ts_failure_classes classes; /* the comment's class annotation (failure_class.h), if any */
 } ts_expected_entry;
 
 typedef struct ts_expected_failures {
@@ -37,7 +42,8 @@ typedef struct ts_expected_failures {
 enum { TS_EXPECTED_MAX_LINE = 4096, TS_EXPECTED_MAX_BYTES = 16 << 20 };
 
 /* Reads path. Returns false with a reason (naming FILE:LINE) in why when it cannot be read, is
- * too long, has a line too long or holding a NUL byte, or a line is not "CASE RULE". */
+ * too long, has a line too long or holding a NUL byte, or a line is not "CASE RULE"; and naming
+ * FILE:LINE:COLUMN when an entry's class annotation (failure_class.h) is malformed. */
 bool ts_expected_failures_load(const char *path, ts_expected_failures *out, char *why, size_t why_size);
 void ts_expected_failures_free(ts_expected_failures *e); /* accepts NULL */
 
@@ -62,6 +68,14 @@ bool ts_gate_apply(const ts_expected_failures *e, ts_certification *c, FILE *out
  * end. Entries the run could not judge (outside --cases/--rules, set apart, skipped) are kept.
  * Flushes f (the caller closes it); false when a write failed. */
 bool ts_expected_failures_write(FILE *f, const ts_certification *c, const ts_expected_failures *base);
+
+/* The class annotation of the first entry that covers (case_id, rule) and has one, or NULL. e may
+ * be NULL. Borrowed from e. */
+const ts_failure_classes *ts_expected_failures_classes(const ts_expected_failures *e, const char *case_id, const char *rule);
+
+/* Appends ,"class":[...] (ts_failure_classes_json) to b when an entry of e covering (case_id, rule)
+ * has a class annotation; nothing otherwise (e may be NULL). */
+void ts_gate_class_json(ts_buf *b, const ts_expected_failures *e, const char *case_id, const char *rule);
 
 /* The failing keys of r (rule ids of Required findings, or the harness outcome), at most max;
  * returns how many. The strings are borrowed from r. */

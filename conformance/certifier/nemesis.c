@@ -222,6 +222,7 @@ static void power_loss(ts_nemesis *n, ts_case_world *w) {
         ts_codec_write_string(&n->crash, ts_str_from(n->plan.crash_state));
         ts_buf_append_str(&n->crash, ",\"description\":");
         ts_codec_write_string(&n->crash, (ts_str){description.data ? description.data : "", description.len});
+        if (n->plan.killed_as > 0) ts_buf_appendf(&n->crash, ",\"killedAs\":%ld", n->plan.killed_as);
         ts_buf_append_char(&n->crash, '}');
         ts_buf_reset(&n->scratch);
         ts_buf_append_str(&n->scratch, "{\"power-loss\":");
@@ -299,13 +300,15 @@ typedef struct identity {
     bool answered;
     uint64_t what;   /* store changes (a killed process), or the crash state's id */
     bool power;
+    long point;      /* the point of the run planned for it */
 } identity;
 
-static bool seen(const identity *ids, size_t count, identity id) {
+/* The run planned for id's experiment: its identity, or NULL when none is yet. */
+static const identity *seen(const identity *ids, size_t count, identity id) {
     for (size_t i = 0; i < count; i++)
         if (ids[i].action == id.action && ids[i].answered == id.answered && ids[i].what == id.what && ids[i].power == id.power)
-            return true;
-    return false;
+            return &ids[i];
+    return NULL;
 }
 
 size_t ts_nemesis_plans(const ts_nemesis *n, bool exact, ts_kill_plan **out, size_t *merged) {
@@ -324,18 +327,20 @@ size_t ts_nemesis_plans(const ts_nemesis *n, bool exact, ts_kill_plan **out, siz
     bool merge = !exact && n->fs; /* without the observer, nothing says two points kill the same */
     for (size_t i = 0; i < n->point_count; i++) {
         const point_record *p = &n->points[i];
-        identity id = {p->action, p->answered, p->changes, false};
-        if (merge && seen(ids, id_count, id)) (*merged)++;
-        else ids[id_count++] = id, plans[count++] = (ts_kill_plan){p->number, p->store_op, ""};
+        identity id = {p->action, p->answered, p->changes, false, p->number};
+        const identity *same = merge ? seen(ids, id_count, id) : NULL;
+        long killed_as = same ? same->point : p->number;
+        if (same) (*merged)++;
+        else ids[id_count++] = id, plans[count++] = (ts_kill_plan){p->number, p->store_op, "", 0};
         size_t state_count = states_at(n, p, states, MAX_STATES_PER_POINT);
         for (size_t k = 0; k < state_count; k++) {
-            identity pid = {p->action, p->answered, states[k].id, true};
+            identity pid = {p->action, p->answered, states[k].id, true, p->number};
             if (!exact && seen(ids, id_count, pid)) {
                 (*merged)++;
                 continue;
             }
             ids[id_count++] = pid;
-            plans[count] = (ts_kill_plan){p->number, p->store_op, ""};
+            plans[count] = (ts_kill_plan){p->number, p->store_op, "", killed_as};
             snprintf(plans[count++].crash_state, sizeof plans[0].crash_state, "%s", states[k].name);
         }
     }
@@ -350,7 +355,7 @@ bool ts_nemesis_plan_for(const ts_nemesis *n, long point, const char *crash_stat
     for (size_t i = 0; i < n->point_count; i++) {
         const point_record *p = &n->points[i];
         if (p->number != point) continue;
-        *out = (ts_kill_plan){p->number, p->store_op, ""};
+        *out = (ts_kill_plan){p->number, p->store_op, "", 0};
         if (!crash_state) return true;
         size_t count = states_at(n, p, states, MAX_STATES_PER_POINT);
         for (size_t k = 0; k < count; k++)

@@ -44,6 +44,8 @@ typedef struct ts_kill_plan {
     long point;              /* the point, as the uninterrupted run numbered it; 0: no kill */
     uint64_t store_op;       /* > 0: the point follows this store operation of the run (armed) */
     char crash_state[48];    /* "": the process is killed; else the power-loss state written then */
+    long killed_as;          /* with a crash state: the point of the killed-process run that is this kill
+                              * (the point itself, or the one its kill was merged into); 0: none made */
 } ts_kill_plan;
 
 /* A run begins with plan (NULL: none), its store the directory `name` under the case's, made

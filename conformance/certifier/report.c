@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "conformance/certifier/pipelining_report.h"
 #include "core/json/buf.h"
 #include "core/json/codec.h"
 
@@ -166,7 +167,8 @@ static void put_clean(FILE *out, const char *s, bool keep_newlines) {
 
 
 /* The durability a certification's resume cases show (SPEC §6.4): "none" when some case breaks
- * U9, "process-crash" when one breaks U11 or ran without power loss, "power-loss" otherwise;
+ * U9, "process-crash" when one breaks U11 (other than by a tool re-run, U11 naming U7: that grades
+ * the tools, not what survives of the answered actions) or ran without power loss, "power-loss" otherwise;
  * NULL when no resume case was judged. Sums their points into the counts given. */
 static const char *durability_level(const ts_certification *c, const char **nemesis, long counts[5]) {
     bool any = false, u9 = false, u11 = false, all_power = true;
@@ -178,7 +180,8 @@ static const char *durability_level(const ts_certification *c, const char **neme
         any = true;
         for (size_t k = 0; k < r->findings.count; k++) {
             u9 |= strcmp(r->findings.items[k].rule, "U9") == 0;
-            u11 |= strcmp(r->findings.items[k].rule, "U11") == 0;
+            const ts_finding *f = &r->findings.items[k];
+            u11 |= strcmp(f->rule, "U11") == 0 && !(f->named && strcmp(f->named, "U7") == 0);
         }
         ts_arena arena;
         ts_arena_init(&arena);
@@ -327,6 +330,7 @@ void ts_report_text(FILE *out, const ts_certification *c, const ts_report_contex
         if (points[4]) fprintf(out, ", %ld power losses not made", points[4]);
         fputc('\n', out);
     }
+    if (!c->harness_failure[0]) ts_pipelining_report_text(out, c);
     if (ctx && ctx->gate_text && *ctx->gate_text) fputs(ctx->gate_text, out);
     if (ctx && ctx->gate) {
         const ts_gate_counts *g = ctx->gate;
@@ -399,6 +403,7 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
         ts_buf_append_str(&b, ",\"durability\":");
         json_str(&b, c->testee_durability);
     }
+    ts_pipelining_report_json(&b, c);
     ts_buf_appendf(&b, ",\"restarts\":%d}", c->restarts);
     const char *nemesis;
     long points[5];
@@ -468,6 +473,7 @@ bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_contex
             ts_buf_appendf(&b, ",\"level\":\"%s\",\"message\":",
                            info && info->level == TS_LEVEL_RECOMMENDED ? "Recommended" : "Required");
             json_str(&b, r->findings.items[k].message);
+            ts_gate_class_json(&b, ctx ? ctx->expected : NULL, r->c->id, r->findings.items[k].rule);
             ts_buf_append_char(&b, '}');
         }
         ts_buf_append_char(&b, ']');

@@ -25,6 +25,7 @@ typedef struct ts_report_context {
     const ts_gate_counts *gate;           /* NULL without --expected-failures */
     const char *gate_text;                /* what ts_gate_apply printed, shown before the summary */
     const char *expected_failures_path;
+    const ts_expected_failures *expected; /* the list, for each finding's class (gate.h); NULL: none */
 } ts_report_context;
 
 void ts_report_text(FILE *out, const ts_certification *c, const ts_report_context *ctx, bool verbose);

@@ -1,6 +1,6 @@
 /* resume_run.c — a resume case's sweep and verdict; see resume_run.h. The world the runs play is
  * world.h's, where and how they are killed nemesis.h's; this file plans the kill runs from the
- * uninterrupted one, judges every run (conformance/checkers/resume_checks.h) and keeps the
+ * uninterrupted one, judges every run (conformance/checkers/resume/resume_checks.h) and keeps the
  * history. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "conformance/certifier/resume_run.h"
@@ -13,8 +13,8 @@
 #include "conformance/certifier/nemesis.h"
 #include "conformance/certifier/resume_stores.h"
 #include "conformance/certifier/world.h"
-#include "conformance/checkers/checks.h"
-#include "conformance/checkers/resume_checks.h"
+#include "conformance/checkers/merge/checks.h"
+#include "conformance/checkers/resume/resume_checks.h"
 #include "core/json/codec.h"
 
 enum { KEPT_FAILING_RUNS = 3 };
@@ -49,6 +49,7 @@ typedef struct sweep {
     ts_buf failing;          /* [{"point":P,...,"rules":[...]}...]: every failing kill run */
     long kept, omitted, passing, runs, unreached;
     long unmade;             /* power-loss runs whose crash state could not be made */
+    long unsettled;          /* kill runs of a pipelining case whose kill was not settled first */
     char unmade_why[300];
     ts_findings all;
 } sweep;
@@ -119,8 +120,19 @@ static void kill_sweep(sweep *s, const ts_kill_plan *plans, size_t count, ts_cas
             s->passing++;
         }
         if (local.count) append_failing(&s->failing, &plans[i], &local);
-        for (size_t k = 0; k < local.count; k++)
-            ts_findings_add_named(&s->all, local.items[k].rule, local.items[k].named, "%s", local.items[k].message);
+        ts_case_pipelining pipelining;
+        ts_case_world_pipelining(s->world, &pipelining);
+        bool unsettled = pipelining.lines && ts_case_world_unsettled_kill(s->world);
+        s->unsettled += unsettled;
+        char note[200] = "";
+        if (unsettled)
+            snprintf(note, sizeof note, " (the testee pipelines its world calls and this kill was not settled first: the "
+                     "redo may be the kill's timing; certify with --kill-settle %ld)", pipelining.kill_settle_ms);
+        for (size_t k = 0; k < local.count; k++) {
+            bool u7 = !strcmp(local.items[k].rule, "U7") || !strcmp(local.items[k].named, "U7");
+            ts_findings_add_named(&s->all, local.items[k].rule, local.items[k].named, "%s%s", local.items[k].message,
+                                  u7 ? note : "");
+        }
         s->all.suppressed += local.suppressed;
         ts_findings_free(&local);
     }
@@ -160,22 +172,12 @@ static bool choose_plans(sweep *s, ts_kill_plan **plans, size_t *count, size_t *
 }
 
 /* The case's own rule, charged with an error answer: its first Required one (U9 when none). */
-static const char *case_rule_of(const ts_case *c) {
-    const char *rule = "U9";
-    for (size_t i = c->rule_count; i-- > 0;) {
-        const ts_rule_info *info = ts_rule_find(c->rules[i]);
-        if (info && info->level == TS_LEVEL_REQUIRED) rule = info->id;
-    }
-    return rule;
-}
+static const char *case_rule_of(const ts_case *c) { return ts_rules_first_required(c->rules, c->rule_count, "U9"); }
 
 static void verdict_from_findings(ts_case_result *r) {
     if (r->verdict == TS_VERDICT_ERROR) return;
     r->verdict = TS_VERDICT_PASS;
-    for (size_t i = 0; i < r->findings.count; i++) {
-        const ts_rule_info *info = ts_rule_find(r->findings.items[i].rule);
-        if (!info || info->level == TS_LEVEL_REQUIRED) r->verdict = TS_VERDICT_FAIL;
-    }
+    if (ts_findings_fail(&r->findings)) r->verdict = TS_VERDICT_FAIL;
 }
 
 /* The history's summary after its runs: the sweep's size and the faults it used. */
@@ -206,6 +208,12 @@ static void close_history(sweep *s, size_t planned, size_t merged) {
         ts_codec_write_string(h, ts_str_from(ts_nemesis_warnings(s->nemesis)));
         ts_buf_append_char(h, ',');
     }
+    ts_case_pipelining p;
+    ts_case_world_pipelining(s->world, &p);
+    if (p.lines)
+        ts_buf_appendf(h, "\"pipelining\":{\"lines\":%ld,\"slowestStepMs\":%.1f,\"killSettleMs\":%ld,\"settledKillRuns\":%ld,"
+                          "\"unsettledKillRuns\":%ld},", p.lines, p.slowest_step_seconds * 1000, p.kill_settle_ms, p.settled_kills,
+                       s->unsettled);
     ts_buf_append_str(h, "\"failingKillPoints\":[");
     ts_buf_append(h, s->failing.data, s->failing.len);
     ts_buf_append_str(h, "]}");

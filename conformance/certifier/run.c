@@ -9,8 +9,9 @@
 
 #include "conformance/certifier/resume_run.h"
 #include "conformance/certifier/world.h"
-#include "conformance/checkers/checks.h"
-#include "conformance/checkers/journal_checks.h"
+#include "conformance/checkers/merge/checks.h"
+#include "conformance/checkers/merge/host.h"
+#include "conformance/checkers/journal/journal_checks.h"
 #include "core/json/codec.h"
 #include "core/resume/journal.h"
 

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conformance/checkers/resume_expect.h"
 #include "core/json/buf.h"
 #include "core/json/codec.h"
 #include "core/json/digest.h"
@@ -90,7 +89,7 @@ static bool fail(ts_error *err, const char *path, const char *message) {
     if (n >= sizeof err->path) n = sizeof err->path - 1; /* keep the end: it names the file */
     memcpy(err->path, path + strlen(path) - n, n);
     err->path[n] = '\0';
-    ts_error_set(err, "%s", message);
+    ts_error_set(err, TS_ERR_INPUT, "%s", message);
     return false;
 }
 
@@ -162,13 +161,16 @@ static void tag_case(ts_case *c, const ts_json *values) {
 }
 
 /* A resume case's request is many lines (conformance/certifier/resume_run.h); c->request is
- * the first, with "$STORE" for the directory the certifier makes. Its scenario must be one. */
+ * the first, with "$STORE" for the directory the certifier makes, and the tool catalogue is the
+ * scenario's. Its scenario must play as a resume case (ts_scenario_check_resume). */
 static bool resume_request(ts_suite *suite, ts_case *c, const char *path, ts_error *err) {
     ts_arena scratch;
     ts_arena_init(&scratch);
-    ts_expected x;
-    char why[300], message[400];
-    bool ok = ts_expect_resume(&c->scenario, &scratch, &x, why, sizeof why);
+    ts_error why;
+    ts_error_clear(&why);
+    char message[400];
+    bool ok = ts_scenario_check_resume(&c->scenario, &scratch, &why);
+    ts_arena_free(&scratch);
     ts_buf request;
     ts_buf_init(&request);
     if (ok) {
@@ -176,9 +178,9 @@ static bool resume_request(ts_suite *suite, ts_case *c, const char *path, ts_err
         ts_codec_write_string(&request, ts_str_from(c->id));
         ts_buf_appendf(&request, ",\"op\":\"resume\",\"store\":\"$STORE\",\"thread\":\"%s\",\"tools\":[",
                        c->scenario.execution_id);
-        for (size_t i = 0; i < x.tool_count; i++) {
+        for (size_t i = 0; i < c->scenario.tool_count; i++) {
             ts_buf_append_str(&request, i ? ",{\"name\":" : "{\"name\":");
-            ts_codec_write_string(&request, ts_str_from(x.tools[i]));
+            ts_codec_write_string(&request, c->scenario.tools[i].name);
             ts_buf_append_char(&request, '}');
         }
         ts_buf_append_str(&request, "],\"action\":{\"user\":");
@@ -188,8 +190,7 @@ static bool resume_request(ts_suite *suite, ts_case *c, const char *path, ts_err
         c->request_len = request.len;
     }
     ts_buf_free(&request);
-    ts_arena_free(&scratch);
-    if (!ok) snprintf(message, sizeof message, "not a resume case: %s", why);
+    if (!ok) snprintf(message, sizeof message, "not a resume case: %s", why.message);
     return ok || fail(err, path, message);
 }
 

@@ -12,7 +12,7 @@ enum { REASON_MAX = 180 };
 
 /* "PATH:LINE:COLUMN: field: what" in the message (the position of `field` in text, or `at`'s
  * when it has one), so that every report error names where it is. */
-static bool fail_at(ts_error *err, const char *path, const char *text, size_t len, const ts_error *at,
+static bool fail_at(ts_error *err, ts_error_code code, const char *path, const char *text, size_t len, const ts_error *at,
                     const char *field, const char *what) {
     ts_error where;
     ts_error_clear(&where);
@@ -21,24 +21,24 @@ static bool fail_at(ts_error *err, const char *path, const char *text, size_t le
     char position[40] = "";
     if (where.line) snprintf(position, sizeof position, ":%d:%d", where.line, where.column);
     ts_error_clear(err);
-    ts_error_set(err, "%s%s: %s%s%s", path, position, field, field[0] ? ": " : "", what);
+    ts_error_set(err, code, "%s%s: %s%s%s", path, position, field, field[0] ? ": " : "", what);
     return false;
 }
 
-static bool fail(ts_error *err, const char *path, const char *field, const char *what) {
-    return fail_at(err, path, NULL, 0, NULL, field, what);
+static bool fail(ts_error *err, ts_error_code code, const char *path, const char *field, const char *what) {
+    return fail_at(err, code, path, NULL, 0, NULL, field, what);
 }
 
-bool ts_table_load(ts_table *table, const char *const *paths, size_t count, ts_error *err) {
+bool ts_table_load(ts_table *table, const char *const *paths, const char *const *class_paths, size_t count, ts_error *err) {
     memset(table, 0, sizeof *table);
     ts_arena_init(&table->arena);
     table->columns = ts_arena_calloc(&table->arena, count + 1, sizeof *table->columns);
-    if (!table->columns) return fail(err, "", "", "out of memory");
+    if (!table->columns) return fail(err, TS_ERR_NOMEM, "", "", "out of memory");
     for (size_t i = 0; i < count; i++) {
         size_t len;
         errno = 0;
         char *text = ts_suite_read_file(paths[i], &len);
-        if (!text) return fail(err, paths[i], "", errno ? strerror(errno) : "cannot read the report");
+        if (!text) return fail(err, TS_ERR_IO, paths[i], "", errno ? strerror(errno) : "cannot read the report");
         ts_json *report = ts_arena_alloc(&table->arena, sizeof *report);
         ts_error inner;
         ts_error_clear(&inner);
@@ -54,7 +54,7 @@ bool ts_table_load(ts_table *table, const char *const *paths, size_t count, ts_e
             else if (!cases || cases->kind != TS_JSON_ARRAY) problem = "must be an array", field = "cases";
         }
         if (problem) {
-            fail_at(err, paths[i], text, len, ok ? NULL : &inner, field, problem);
+            fail_at(err, ok || inner.code == TS_ERR_INPUT ? TS_ERR_INPUT : TS_ERR_NOMEM, paths[i], text, len, ok ? NULL : &inner, field, problem);
             free(text);
             return false;
         }
@@ -78,12 +78,19 @@ bool ts_table_load(ts_table *table, const char *const *paths, size_t count, ts_e
             }
         }
         c->report = report;
+        char why[400];
+        if (class_paths && class_paths[i] && !ts_expected_failures_load(class_paths[i], &c->classes, why, sizeof why)) {
+            ts_error_clear(err);
+            ts_error_set(err, TS_ERR_INPUT, "%s", why);
+            return false;
+        }
     }
     return true;
 }
 
 void ts_table_free(ts_table *table) {
     if (!table) return;
+    for (size_t i = 0; i < table->count; i++) ts_expected_failures_free(&table->columns[i].classes);
     ts_arena_free(&table->arena);
     table->columns = NULL;
     table->count = 0;
@@ -130,6 +137,99 @@ static cell cell_of(const ts_table_column *column, ts_str rule) {
             }
     }
     return c;
+}
+
+/* ---------------------------------------------------------------------- classes ---- */
+
+enum { UNCLASSIFIED = TS_FAILURE_KIND_COUNT, CLASS_SLOTS };
+static const char *const class_labels[CLASS_SLOTS] = {"library defect", "documented semantics", "integration choice",
+                                                      "unclassified"};
+static const char *const class_short[CLASS_SLOTS] = {"lib", "doc", "int", "?"};
+
+/* The kinds (a bit per ts_failure_kind, or UNCLASSIFIED's) of a failure of key (a rule or a harness
+ * outcome) in case: the finding's own "class", else the column's list. */
+static unsigned kinds_of(const ts_table_column *column, const ts_json *kase, const ts_json *finding, ts_str key) {
+    unsigned kinds = 0;
+    const ts_json *own = ts_json_get(finding, "class");
+    for (size_t i = 0; own && own->kind == TS_JSON_ARRAY && i < own->u.a.count; i++)
+        for (int k = 0; k < TS_FAILURE_KIND_COUNT; k++)
+            if (ts_str_eq_cstr(ts_json_string(ts_json_get(&own->u.a.items[i], "kind")), ts_failure_kind_name(k))) kinds |= 1u << k;
+    ts_str id = ts_json_string(ts_json_get(kase, "id"));
+    char case_id[512], rule[64];
+    snprintf(case_id, sizeof case_id, "%.*s", (int)(id.len < 500 ? id.len : 500), id.ptr ? id.ptr : "");
+    snprintf(rule, sizeof rule, "%.*s", (int)(key.len < 60 ? key.len : 60), key.ptr ? key.ptr : "");
+    const ts_failure_classes *listed = kinds ? NULL : ts_expected_failures_classes(&column->classes, case_id, rule);
+    for (size_t i = 0; listed && i < listed->count; i++) kinds |= 1u << listed->items[i].kind;
+    return kinds ? kinds : 1u << UNCLASSIFIED;
+}
+
+static bool has_classes(const ts_table_column *column) {
+    if (column->classes.count) return true;
+    const ts_json *cases = ts_json_get(column->report, "cases");
+    for (size_t i = 0; i < cases->u.a.count; i++) {
+        const ts_json *findings = ts_json_get(&cases->u.a.items[i], "findings");
+        for (size_t k = 0; findings && findings->kind == TS_JSON_ARRAY && k < findings->u.a.count; k++)
+            if (ts_json_get(&findings->u.a.items[k], "class")) return true;
+    }
+    return false;
+}
+
+/* Per class, the cases with a finding of rule (rule.ptr NULL: the failing cases, by every failure
+ * of theirs, a harness error by its outcome). */
+static void class_counts(const ts_table_column *column, ts_str rule, int64_t counts[CLASS_SLOTS], int64_t only[CLASS_SLOTS]) {
+    memset(counts, 0, CLASS_SLOTS * sizeof *counts);
+    memset(only, 0, CLASS_SLOTS * sizeof *only);
+    const ts_json *cases = ts_json_get(column->report, "cases");
+    for (size_t i = 0; i < cases->u.a.count; i++) {
+        const ts_json *kase = &cases->u.a.items[i], *findings = ts_json_get(kase, "findings");
+        ts_str verdict = ts_json_string(ts_json_get(kase, "verdict"));
+        unsigned kinds = 0;
+        if (!rule.ptr && ts_str_eq_cstr(verdict, "error"))
+            kinds = kinds_of(column, kase, NULL, ts_json_string(ts_json_get(kase, "outcome")));
+        bool counted = rule.ptr || ts_str_eq_cstr(verdict, "fail");
+        for (size_t k = 0; counted && findings && findings->kind == TS_JSON_ARRAY && k < findings->u.a.count; k++) {
+            const ts_json *f = &findings->u.a.items[k];
+            ts_str id = ts_json_string(ts_json_get(f, "rule"));
+            bool required = ts_str_eq_cstr(ts_json_string(ts_json_get(f, "level")), "Required");
+            if (rule.ptr ? ts_str_eq(id, rule) : required) kinds |= kinds_of(column, kase, f, id);
+        }
+        for (int k = 0; k < CLASS_SLOTS; k++) {
+            counts[k] += (kinds >> k) & 1u;
+            only[k] += kinds == 1u << k; /* every failure of the case is of this class */
+        }
+    }
+}
+
+/* "lib 3 · int 2" (markdown) into out: the classes a cell's cases fall in. */
+static void class_brief(const int64_t counts[CLASS_SLOTS], char *out, size_t size) {
+    size_t n = 0;
+    out[0] = '\0';
+    for (int k = 0; k < CLASS_SLOTS && n < size; k++)
+        if (counts[k]) n += (size_t)snprintf(out + n, size - n, "%s%s %lld", n ? " · " : "", class_short[k], (long long)counts[k]);
+}
+
+/* A failing cell's classes, " lib 3 · int 2" (static storage: used before the next call), or "". */
+static const char *cell_classes(const ts_table_column *column, ts_str rule) {
+    static char text[120];
+    int64_t counts[CLASS_SLOTS], only[CLASS_SLOTS];
+    text[0] = ' ';
+    text[1] = '\0';
+    if (!has_classes(column)) return "";
+    class_counts(column, rule, counts, only);
+    class_brief(counts, text + 1, sizeof text - 1);
+    return text;
+}
+
+/* "Failing cases by class: ..." for a column whose classes are known (Markdown, or an HTML <p>). */
+static void by_class_line(FILE *out, const ts_table_column *column, bool html) {
+    if (!has_classes(column)) return;
+    int64_t counts[CLASS_SLOTS], only[CLASS_SLOTS];
+    class_counts(column, (ts_str){NULL, 0}, counts, only);
+    fputs(html ? "<p>Failing cases by class: " : "\nFailing cases by class: ", out);
+    for (int k = 0; k < CLASS_SLOTS; k++) fprintf(out, "%s%s %lld", k ? ", " : "", class_labels[k], (long long)counts[k]);
+    fputs(" (a case with failures of two classes counts in both); by that class alone: ", out);
+    for (int k = 0; k < CLASS_SLOTS; k++) fprintf(out, "%s%s %lld", k ? ", " : "", class_short[k], (long long)only[k]);
+    fputs(html ? ".</p>\n" : ".\n", out);
 }
 
 /* Every rule any report judged, in the order the first report that has it lists it. */
@@ -222,7 +322,7 @@ bool ts_table_markdown(FILE *out, const ts_table *t) {
             anchor(t->columns[col].name, ids[r], a, sizeof a);
             switch (c.kind) {
             case CELL_PASS: fputs(" pass |", out); break;
-            case CELL_FAIL: fprintf(out, " [**fail** (%lld)](#%s) |", (long long)c.failed, a); break;
+            case CELL_FAIL: fprintf(out, " [**fail** (%lld)](#%s)%s |", (long long)c.failed, a, cell_classes(&t->columns[col], ids[r])); break;
             case CELL_SKIPPED: fputs(" skipped |", out); break;
             case CELL_NOT_RUN: fputs(" — |", out); break;
             }
@@ -232,6 +332,11 @@ bool ts_table_markdown(FILE *out, const ts_table *t) {
     fputs("\npass: every case of the rule passed; fail (N): N cases failed it; skipped: its cases were "
           "skipped or unsupported; —: not judged for this implementation.\n",
           out);
+    bool classes = false;
+    for (size_t col = 0; col < t->count; col++) classes |= has_classes(&t->columns[col]);
+    if (classes)
+        fputs("Whose failure: lib N: N of the cases are a library defect, doc N: the library's documented semantics, int N: "
+              "an integration choice of the adapter, ? N: not classified (a case may be in two).\n", out);
     for (size_t col = 0; col < t->count; col++) {
         const ts_table_column *column = &t->columns[col];
         int64_t p, f, s, e;
@@ -243,6 +348,7 @@ bool ts_table_markdown(FILE *out, const ts_table *t) {
         md_text(out, column->testee);
         fprintf(out, ". %lld passed, %lld failed, %lld skipped, %lld harness errors.\n", (long long)p, (long long)f,
                 (long long)s, (long long)e);
+        by_class_line(out, column, false);
         bool any = false;
         for (size_t r = 0; r < n; r++) {
             cell c = cell_of(column, ids[r]);
@@ -316,7 +422,10 @@ bool ts_table_html(FILE *out, const ts_table *t) {
             anchor(t->columns[col].name, ids[r], a, sizeof a);
             switch (c.kind) {
             case CELL_PASS: fputs("<td class=\"pass\">pass</td>", out); break;
-            case CELL_FAIL: fprintf(out, "<td class=\"fail\"><a href=\"#%s\">fail (%lld)</a></td>", a, (long long)c.failed); break;
+            case CELL_FAIL:
+                fprintf(out, "<td class=\"fail\"><a href=\"#%s\">fail (%lld)</a>%s</td>", a, (long long)c.failed,
+                        cell_classes(&t->columns[col], ids[r]));
+                break;
             case CELL_SKIPPED: fputs("<td class=\"skipped\">skipped</td>", out); break;
             case CELL_NOT_RUN: fputs("<td class=\"none\">&mdash;</td>", out); break;
             }
@@ -332,8 +441,10 @@ bool ts_table_html(FILE *out, const ts_table *t) {
         html_text(out, column->name);
         fputs("</h2>\n<p>Testee: ", out);
         html_text(out, column->testee);
-        fprintf(out, ". %lld passed, %lld failed, %lld skipped, %lld harness errors.</p>\n<ul>\n", (long long)p,
+        fprintf(out, ". %lld passed, %lld failed, %lld skipped, %lld harness errors.</p>\n", (long long)p,
                 (long long)f, (long long)s, (long long)e);
+        by_class_line(out, column, true);
+        fputs("<ul>\n", out);
         for (size_t r = 0; r < n; r++) {
             cell c = cell_of(column, ids[r]);
             if (c.kind != CELL_FAIL) continue;

@@ -41,6 +41,12 @@ typedef struct ts_call_result {
     bool extra_output;     /* output came after the last answer, before this request (found
                             * now; counted for the request it answered: ts_testee_extra_answers) */
     char detail[200];
+    /* ts_testee_converse (child testees): lines written before the reply to the line before was
+     * sent (pipelined world calls, PROTOCOL.md); the longest the testee was silent after a reply
+     * before its next line; whether a kill was settled first (options or ts_testee_set_auto_settle). */
+    long pipelined_lines;
+    double slowest_step_seconds;
+    bool settled_kill;
 } ts_call_result;
 
 typedef struct ts_testee ts_testee;
@@ -51,7 +57,7 @@ typedef struct ts_testee_options {
     int max_restarts;           /* 0: default 20 */
     double kill_settle_seconds; /* ts_testee_converse: before a kill, let the testee act on the replies
                                  * it has (read, unanswered, what it writes until it is this long
-                                 * silent); 0: kill at once */
+                                 * silent); 0: automatic (ts_testee_set_auto_settle); < 0: kill at once */
 } ts_testee_options;
 
 /* The reference (or a mutant) answering in-process. */
@@ -86,6 +92,20 @@ typedef ts_line_verdict (*ts_line_handler)(void *context, const char *line, size
  * harness outcome otherwise, as ts_testee_call's. */
 void ts_testee_converse(ts_testee *t, const char *request, size_t len, ts_line_handler on_line, void *context,
                         ts_call_result *result);
+
+/* Automatic settling (options.kill_settle_seconds 0): from now on a kill in ts_testee_converse first
+ * waits for quiet_seconds of silence (0: kill at once), within the case's deadline; a conversation
+ * that sees pipelining itself settles its kill even when quiet_seconds is 0 (TS_TESTEE_AUTO_SETTLE_MIN
+ * of silence at least). The caller (the case's world) sets it from the pipelining it saw. No-op
+ * in-process. */
+void ts_testee_set_auto_settle(ts_testee *t, double quiet_seconds);
+
+/* Inside ts_testee_converse's on_line: whether the line it is handed was written before the testee
+ * read the reply to the line before it (a pipelined world call, PROTOCOL.md): such a line cannot
+ * depend on that reply. Seen as testee_converse.c's wrote_ahead sees it (no false positive; a race
+ * may hide one). Always false in-process. */
+bool ts_testee_line_pipelined(const ts_testee *t);
+#define TS_TESTEE_AUTO_SETTLE_MIN 0.2
 
 /* The clock deadlines are read on: CLOCK_MONOTONIC, in seconds. */
 double ts_testee_clock(void);

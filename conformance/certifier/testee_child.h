@@ -55,6 +55,8 @@ struct ts_testee {
     bool arm_after;
     bool armed_this_start;       /* this start was armed: a SIGKILL is the nemesis's */
     uint64_t stdout_read;        /* bytes read from this start's stdout */
+    double auto_settle;          /* ts_testee_set_auto_settle's quiet, seconds (0: none) */
+    bool line_pipelined;         /* the line on_line is handed came before the last reply was read */
     char description[256];
 };
 

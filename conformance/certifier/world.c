@@ -34,6 +34,8 @@ struct ts_case_world {
     const ts_json *answer;      /* the last answer (parsed), or NULL */
     char protocol[300];         /* a protocol error seen in a line, or "" */
     ts_case_run_outcome *run;
+    ts_case_pipelining pipelining; /* over every run of the case so far */
+    bool unsettled_kill;        /* this run: the nemesis killed at a point without settling first */
 };
 
 ts_case_world *ts_case_world_new(const ts_case *c, char *why, size_t why_size) {
@@ -101,6 +103,36 @@ void ts_case_world_event(ts_case_world *w, const char *json, size_t len) {
 }
 
 static void event(ts_case_world *w, const char *json) { ts_case_world_event(w, json, strlen(json)); }
+
+static ts_line_verdict on_line(void *context, const char *line, size_t len, ts_buf *reply);
+
+/* The silence a kill waits for once the case was seen pipelining: three times its slowest step,
+ * between TS_TESTEE_AUTO_SETTLE_MIN and 5 s. */
+static double settle_quiet(const ts_case_pipelining *p) {
+    double quiet = 3 * p->slowest_step_seconds;
+    return quiet < TS_TESTEE_AUTO_SETTLE_MIN ? TS_TESTEE_AUTO_SETTLE_MIN : quiet > 5 ? 5 : quiet;
+}
+
+void ts_case_world_pipelining(const ts_case_world *w, ts_case_pipelining *out) {
+    *out = w->pipelining;
+    out->kill_settle_ms = w->pipelining.lines ? (long)(settle_quiet(&w->pipelining) * 100 + 0.999) * 10 : 0;
+}
+
+bool ts_case_world_unsettled_kill(const ts_case_world *w) { return w->unsettled_kill; }
+
+/* One request's conversation, settled before a kill once the case has been seen pipelining. */
+static void converse(ts_case_world *w, const ts_buf *request, ts_call_result *result) {
+    ts_testee_set_auto_settle(w->testee, w->pipelining.lines ? settle_quiet(&w->pipelining) : 0);
+    ts_testee_converse(w->testee, request->data, request->len, on_line, w, result);
+    ts_testee_set_auto_settle(w->testee, 0);
+    w->pipelining.lines += result->pipelined_lines;
+    if (result->slowest_step_seconds > w->pipelining.slowest_step_seconds)
+        w->pipelining.slowest_step_seconds = result->slowest_step_seconds;
+    if (w->killed && result->status == TS_CALL_CRASHED) {
+        w->pipelining.settled_kills += result->settled_kill;
+        w->unsettled_kill = !result->settled_kill;
+    }
+}
 
 size_t ts_case_world_action_index(const ts_case_world *w) { return w->action; }
 long ts_case_world_action_lines(const ts_case_world *w) { return w->action_lines; }
@@ -220,6 +252,7 @@ static void answer_tool(ts_case_world *w, ts_str name, ts_buf *reply) {
 /* Records a world call as point p (the event is left open for its reply). */
 static void record_call(ts_case_world *w, long p, const ts_json *v, const ts_json *messages, ts_str call, ts_str commit) {
     ts_buf_appendf(&w->events, "%s{\"point\":%ld", w->events.len ? "," : "", p);
+    if (ts_testee_line_pipelined(w->testee)) ts_buf_append_str(&w->events, ",\"pipelined\":true");
     if (ts_str_eq_cstr(call, "model")) {
         ts_buf_append_str(&w->events, ",\"model\":");
         ts_codec_write(&w->events, messages, TS_WRITE_COMPACT);
@@ -319,7 +352,7 @@ static bool send(ts_case_world *w, const char *action, long of, int attempt) {
         memset(&result, 0, sizeof result);
         result.status = TS_CALL_CASE_TIMEOUT;
     } else {
-        ts_testee_converse(w->testee, request.data, request.len, on_line, w, &result);
+        converse(w, &request, &result);
     }
     ts_buf_free(&request);
     ts_case_run_outcome *run = w->run;
@@ -392,6 +425,7 @@ static bool answered_unsupported(const ts_case_world *w) {
 
 static void begin(ts_case_world *w, ts_testee *testee, ts_nemesis *nemesis, const char *store, ts_case_run_outcome *run) {
     memset(run, 0, sizeof *run);
+    w->unsettled_kill = false;
     w->testee = testee;
     w->nemesis = nemesis;
     w->run = run;

@@ -67,6 +67,21 @@ typedef struct ts_case_run_outcome {
 void ts_case_world_run_case(ts_case_world *w, ts_testee *testee, ts_nemesis *nemesis, const char *store, ts_buf *out,
                        ts_case_run_outcome *run);
 
+/* Pipelined world calls (PROTOCOL.md: a line written before the reply to the one before was sent),
+ * over every run of the case so far. Once seen, a kill waits for the testee to settle first (unless
+ * --kill-settle says otherwise): three times its slowest step of silence, 0.2 to 5 s, within the
+ * case's deadline. */
+typedef struct ts_case_pipelining {
+    long lines;                 /* pipelined lines seen; 0: none */
+    double slowest_step_seconds;/* the longest the testee was silent after a reply, before its next line */
+    long settled_kills;         /* kills at a point that waited for silence first */
+    long kill_settle_ms;        /* the --kill-settle the testee needs (what automatic settling waits); 0 when none seen */
+} ts_case_pipelining;
+void ts_case_world_pipelining(const ts_case_world *w, ts_case_pipelining *out);
+
+/* Did the run just played end its kill at a point without settling first? */
+bool ts_case_world_unsettled_kill(const ts_case_world *w);
+
 /* ---- for the nemesis (nemesis.c), while a run is in flight ---- */
 
 /* Appends one event (a JSON object's text) to the run's record. */

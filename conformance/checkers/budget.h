@@ -1,6 +1,6 @@
 /* budget.h — how much a merge check may spend deciding an answer's messages.
  *
- * Owns: the judging budget and its clock. Deciding whether an answer's messages are an
+ * Owns: the judging budget and its clock, and how a check judged within it ended. Deciding whether an answer's messages are an
  * arrangement of the response groups is NP-complete (DESIGN.md §4), so the one step that can
  * grow beyond polynomial — the decider's search — runs under a budget set in advance: a number
  * of search states beyond the straight path (one per response group, plus the root) and CPU
@@ -14,6 +14,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/* How a check judged within a budget ended. OUT_OF_MEMORY is 0, so `!status` reads "memory ran
+ * out". */
+typedef enum ts_check_status {
+    TS_CHECK_OUT_OF_MEMORY = 0, /* the findings are incomplete */
+    TS_CHECK_DECIDED,           /* every rule decided: the findings are the verdict */
+    TS_CHECK_UNDECIDED,         /* the messages' arrangement was not decided within the budget */
+} ts_check_status;
 
 /* Zero in a field means its default; TS_JUDGE_UNLIMITED_STATES / TS_JUDGE_UNLIMITED_SECONDS
  * mean no limit. */

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json/buf.h"
+#include "core/json/codec.h"
+
 const ts_rule_info ts_rules[] = {
     {"W3", TS_LEVEL_REQUIRED, "a valid stream is merged, not rejected"},
     {"W7", TS_LEVEL_REQUIRED, "the response has the AgentResponse shape"},
@@ -136,4 +139,46 @@ bool ts_findings_has(const ts_findings *f, const char *rule) {
     for (size_t i = 0; i < f->count; i++)
         if (strcmp(f->items[i].rule, rule) == 0) return true;
     return false;
+}
+
+bool ts_rule_fails(const char *rule) {
+    const ts_rule_info *info = ts_rule_find(rule);
+    return !info || info->level == TS_LEVEL_REQUIRED;
+}
+
+size_t ts_findings_failing(const ts_findings *f) {
+    size_t n = 0;
+    for (size_t i = 0; i < f->count; i++) n += ts_rule_fails(f->items[i].rule);
+    return n;
+}
+
+bool ts_findings_fail(const ts_findings *f) {
+    for (size_t i = 0; i < f->count; i++)
+        if (ts_rule_fails(f->items[i].rule)) return true;
+    return false;
+}
+
+const char *ts_rules_first_required(const char *const *rules, size_t count, const char *otherwise) {
+    for (size_t i = 0; i < count; i++) {
+        const ts_rule_info *info = ts_rule_find(rules[i]);
+        if (info && info->level == TS_LEVEL_REQUIRED) return info->id;
+    }
+    return otherwise;
+}
+
+void ts_check_excerpt(const ts_json *value, char *out, size_t max) {
+    ts_buf buf;
+    ts_buf_init(&buf);
+    if (!value) {
+        snprintf(out, max, "(absent)");
+    } else if (!ts_codec_write(&buf, value, TS_WRITE_COMPACT) || !buf.data) {
+        snprintf(out, max, "(unprintable)");
+    } else if (buf.len < max) {
+        memcpy(out, buf.data, buf.len + 1);
+    } else {
+        size_t cut = max > 4 ? max - 4 : 0;
+        while (cut > 0 && ((unsigned char)buf.data[cut] & 0xC0) == 0x80) cut--; /* a character boundary */
+        snprintf(out, max, "%.*s...", (int)cut, buf.data);
+    }
+    ts_buf_free(&buf);
 }

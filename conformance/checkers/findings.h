@@ -1,14 +1,22 @@
-/* findings.h — the rule catalogue the checkers decide, and the findings they report.
+/* findings.h — the rule catalogue the checkers decide, the findings they report, and the one
+ * policy that reads findings as a verdict.
  *
- * Owns: rule ids, levels and titles (mirroring conformance/SPEC.md and PROTOCOL.md), and a
- * growable list of findings: (rule, message). A checker appends one finding per violation it
- * sees (a few per rule at most); an answer passes a rule when no finding names it.
+ * Owns: rule ids, levels and titles (mirroring conformance/SPEC.md and PROTOCOL.md); a
+ * growable list of findings: (rule, message); the policy every judge shares (the certifier's
+ * runs, the gate, `turnstile check`, the fuzzers' oracles): a finding of a Required rule, or of
+ * a rule the catalogue does not hold, fails (SPEC.md §4), and a case's own rule is its first
+ * Required one; and the excerpt of a JSON value a finding's message quotes. A checker appends
+ * one finding per violation it sees (a few per rule at most); an answer passes a rule when no
+ * finding names it. The merge, journal and resume checkers (merge/, journal/, resume/) sit on
+ * this module and never on each other.
  */
 #ifndef TURNSTILE_CONFORMANCE_CHECKERS_FINDINGS_H
 #define TURNSTILE_CONFORMANCE_CHECKERS_FINDINGS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "core/json/json.h"
 
 typedef enum ts_level { TS_LEVEL_REQUIRED, TS_LEVEL_RECOMMENDED } ts_level;
 
@@ -51,5 +59,19 @@ void ts_findings_add_named(ts_findings *f, const char *rule, const char *named, 
     __attribute__((format(printf, 4, 5)));
 /* True when some finding names rule. */
 bool ts_findings_has(const ts_findings *f, const char *rule);
+
+/* The policy, held here once. A finding of rule fails its case when the rule is Required, or
+ * unknown to the catalogue (a rule no one can grade is never waved through as Recommended). */
+bool ts_rule_fails(const char *rule);
+/* How many findings fail (ts_rule_fails); true when some does. */
+size_t ts_findings_failing(const ts_findings *f);
+bool ts_findings_fail(const ts_findings *f);
+/* A case's own rule: the first of its rules (in the manifest's order) that is Required, as the
+ * catalogue's static string; `otherwise` when none is. */
+const char *ts_rules_first_required(const char *const *rules, size_t count, const char *otherwise);
+
+/* Writes a compact JSON excerpt of value (at most max bytes, "..." when cut at a character
+ * boundary; "(absent)" for NULL) into out, for a finding's message. */
+void ts_check_excerpt(const ts_json *value, char *out, size_t max);
 
 #endif

@@ -71,7 +71,7 @@ int ts_cli_canon(int argc, char **argv) {
         char message[600];
         ts_error_format(&err, name, message, sizeof message);
         fprintf(stderr, "turnstile canon: %s\n", message);
-        status = strstr(err.message, "out of memory") ? TS_EXIT_FAILURE : TS_EXIT_USAGE;
+        status = ts_cli_exit_for(&err);
     } else {
         if (newline) ts_buf_append_char(&out, '\n');
         if (out.failed || fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout) != 0) {

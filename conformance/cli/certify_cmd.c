@@ -56,7 +56,9 @@ static const char certify_usage[] =
     "                            every point of it, at none, or at the first N (default all)\n"
     "  --kill-at P               resume cases: kill only at point P (one kill run a report names)\n"
     "  --kill-settle MS          resume cases: before a kill, wait until the testee has been silent\n"
-    "                            MS milliseconds (for testees whose world calls run concurrently)\n"
+    "                            MS milliseconds (for testees whose world calls run concurrently);\n"
+    "                            0: never. Without it, kills settle on their own in the cases\n"
+    "                            where pipelined world calls were seen (the report names them)\n"
     "  --nemesis KIND            resume cases: protocol (kills at world calls and commit notices),\n"
     "                            store (also after every change the testee makes to its store, seen\n"
     "                            by the file-system observer) or power-loss (also the crash states a\n"
@@ -229,8 +231,9 @@ static int parse(int argc, char **argv, certify_args *a) {
         } else if (!strcmp(o, "--kill-settle")) {
             double ms;
             a->kill_settle_text = argv[++i];
-            if (!ts_cli_parse_real("certify", "--kill-settle", a->kill_settle_text, 0, 60000, &ms)) return TS_EXIT_USAGE;
-            a->testee_options.kill_settle_seconds = ms / 1000.0;
+            if (!strcmp(a->kill_settle_text, "0")) ms = -1; /* never settle, not even where pipelining is seen */
+            else if (!ts_cli_parse_real("certify", "--kill-settle", a->kill_settle_text, 0, 60000, &ms)) return TS_EXIT_USAGE;
+            a->testee_options.kill_settle_seconds = ms > 0 ? ms / 1000.0 : -1;
         } else if (!strcmp(o, "--judge-states")) {
             a->judge_states_text = argv[++i];
             if (!ts_cli_parse_judge_states("certify", a->judge_states_text, &a->budget)) return TS_EXIT_USAGE;
@@ -393,7 +396,7 @@ static int report(const certify_args *a, ts_certification *result, const char *a
     ts_buf_init(&after);
     printed_commands(a, argv0, result->suite, &before, &after);
     ts_report_context ctx = {before.data ? before.data : "turnstile certify", after.data ? after.data : "", NULL, NULL,
-                             a->expected_path};
+                             a->expected_path, NULL};
     ts_gate_counts gate;
     char *gate_text = NULL;
     size_t gate_len = 0;
@@ -413,6 +416,7 @@ static int report(const certify_args *a, ts_certification *result, const char *a
         ts_buf_free(&rewrite);
         ctx.gate = &gate;
         ctx.gate_text = gate_text;
+        ctx.expected = expected;
     }
     FILE *text = o->json.stream == stdout || o->junit.stream == stdout || o->list.stream == stdout ? stderr : stdout;
     ts_report_text(text, result, &ctx, a->verbose);

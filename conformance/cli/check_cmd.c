@@ -3,8 +3,9 @@
 #include <string.h>
 
 #include "conformance/certifier/report.h"
-#include "conformance/checkers/checks.h"
-#include "conformance/checkers/resume_checks.h"
+#include "conformance/checkers/merge/checks.h"
+#include "conformance/checkers/merge/host.h"
+#include "conformance/checkers/resume/resume_checks.h"
 #include "conformance/cli/cli.h"
 #include "core/json/codec.h"
 #include "core/merge/model.h"
@@ -49,8 +50,7 @@ static int print_findings(const ts_findings *findings, ts_check_status status, c
     }
     size_t required = 0;
     for (size_t i = 0; i < findings->count; i++) {
-        const ts_rule_info *info = ts_rule_find(findings->items[i].rule);
-        bool is_required = !info || info->level == TS_LEVEL_REQUIRED;
+        bool is_required = ts_rule_fails(findings->items[i].rule);
         required += is_required;
         ts_buf message; /* findings quote what a testee wrote: no escape reaches the terminal */
         ts_buf_init(&message);
@@ -151,7 +151,7 @@ static int feed_stream(const char *path, size_t max_input, ts_merge_check *check
     ts_update_reader_close(reader);
     if (file != stdin) fclose(file);
     char message[700];
-    if (!reader || !fed || (got < 0 && strstr(err.message, "out of memory"))) {
+    if (!reader || !fed || (got < 0 && err.code == TS_ERR_NOMEM)) {
         fprintf(stderr, "turnstile check: %s: out of memory\n", name);
         status = TS_EXIT_FAILURE;
     } else if (over_bound) {
@@ -160,7 +160,7 @@ static int feed_stream(const char *path, size_t max_input, ts_merge_check *check
     } else if (got < 0 || count == 0) {
         if (count == 0 && got == 0) {
             ts_error_clear(&err);
-            ts_error_set(&err, "the stream holds no update (an empty input, or only empty arrays)");
+            ts_error_set(&err, TS_ERR_INPUT, "the stream holds no update (an empty input, or only empty arrays)");
         }
         ts_error_format(&err, name, message, sizeof message);
         fprintf(stderr, "turnstile check: %s\n", message);

@@ -18,11 +18,17 @@
 
 #include "conformance/checkers/budget.h"
 #include "core/json/buf.h"
+#include "core/json/error.h"
 
 /* 3: the harness could not do its job (certify: the testee could not be started or kept
  * running; check: the checkers ran out of memory), distinct from a verdict (1) and from bad
  * usage (2). 4: no failure, but some answer was not decided within the judging budget. */
 enum { TS_EXIT_OK = 0, TS_EXIT_FAILURE = 1, TS_EXIT_USAGE = 2, TS_EXIT_HARNESS = 3, TS_EXIT_UNDECIDED = 4 };
+
+/* io.c. The exit status of a command that failed reading its input, chosen by the error's code
+ * (never its text): bad input, or input that cannot be read, is TS_EXIT_USAGE (2); memory that
+ * ran out, or anything refused, is TS_EXIT_FAILURE (1), an internal failure. */
+int ts_cli_exit_for(const ts_error *err);
 
 /* numbers.c. Strict numeric option values: the whole text, finite, within [min, max]. On
  * failure they print "turnstile COMMAND: OPTION needs ..., not 'TEXT'" to stderr and return

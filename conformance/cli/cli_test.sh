@@ -62,6 +62,13 @@ head -c 100000 /dev/zero | tr '\0' '[' >"$TMP/in"; expect_error deep_nesting 2 '
 expect_ok one_megabyte_string '"text":"xxxxxxxx' merge "$TMP/big.jsonl" </dev/null
 name=one_megabyte_string_intact
 [ "$(sed 's/.*"text":"\(x*\)".*/\1/' "$TMP/out" | tr -d '\n' | wc -c)" -eq 1048576 ] && passed=$((passed + 1)) || fail "the string did not survive whole"
+# Exits are chosen by the error's code, never by its text (issue 21): bad input whose own text
+# reads "out of memory" is still bad input (exit 2), for every command that reads a stream.
+printf '{"role":"out of memory\n' >"$TMP/oom_token"
+echo '{"responseId":"r","messages":[]}' >"$TMP/empty_response"
+expect_error oom_text_merge 2 "^turnstile merge: stdin:1:9: invalid JSON: unexpected newline near '\"out of memory'" merge <"$TMP/oom_token"
+expect_error oom_text_canon 2 "^turnstile canon: stdin:1:9: invalid JSON: unexpected newline near '\"out of memory'" canon <"$TMP/oom_token"
+expect_error oom_text_check 2 "^turnstile check: .*oom_token:1:9: invalid JSON: unexpected newline near '\"out of memory'" check --stream "$TMP/oom_token" --response "$TMP/empty_response" </dev/null
 expect_error missing_file 2 'turnstile: /nonexistent/x.jsonl: No such file' merge /nonexistent/x.jsonl </dev/null
 expect_error unknown_option 2 "unknown option '--bogus'" merge --bogus </dev/null
 expect_error two_files 2 'one input file at most' merge a b </dev/null

@@ -92,3 +92,14 @@ int ts_cli_read_input(const char *path, size_t max_bytes, char **data, size_t *l
     *len = n;
     return 0;
 }
+
+int ts_cli_exit_for(const ts_error *err) {
+    switch (err->code) {
+    case TS_ERR_INPUT:
+    case TS_ERR_IO: return TS_EXIT_USAGE;
+    case TS_OK: /* a failure that set no code is a bug of ours, never the user's input */
+    case TS_ERR_NOMEM:
+    case TS_ERR_REFUSED: break;
+    }
+    return TS_EXIT_FAILURE;
+}

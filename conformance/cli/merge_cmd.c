@@ -46,7 +46,7 @@ static int fold_all(ts_update_reader *reader, ts_merger *merger, size_t max_inpu
         count++;
         if (merge_failed) continue;
         if (!ts_merger_add(merger, &update, &merge_err)) {
-            if (strstr(merge_err.message, "out of memory")) {
+            if (merge_err.code == TS_ERR_NOMEM) {
                 *err = merge_err;
                 return TS_EXIT_FAILURE;
             }
@@ -60,11 +60,11 @@ static int fold_all(ts_update_reader *reader, ts_merger *merger, size_t max_inpu
         if (max_input && err->line == 0 && ts_update_reader_bytes_read(reader) > max_input &&
             len + sizeof hint <= sizeof err->message)
             memcpy(err->message + len, hint, sizeof hint);
-        return strstr(err->message, "out of memory") ? TS_EXIT_FAILURE : TS_EXIT_USAGE;
+        return ts_cli_exit_for(err);
     }
     if (count == 0) {
         ts_error_clear(err);
-        ts_error_set(err, "the stream holds no update (an empty input, or only empty arrays)");
+        ts_error_set(err, TS_ERR_INPUT, "the stream holds no update (an empty input, or only empty arrays)");
         return TS_EXIT_USAGE;
     }
     if (merge_failed) {
@@ -140,7 +140,7 @@ int ts_cli_merge(int argc, char **argv) {
         if (written < 0) {
             ts_error_format(&err, name, message, sizeof message);
             fprintf(stderr, "turnstile merge: %s\n", message);
-            status = strstr(err.message, "out of memory") ? TS_EXIT_FAILURE : TS_EXIT_USAGE;
+            status = ts_cli_exit_for(&err);
         } else if (written > 0) {
             fprintf(stderr, "turnstile merge: cannot write the response\n");
             status = TS_EXIT_FAILURE;

@@ -77,7 +77,7 @@ static bool persist_turn_again(void *context, ts_store *store, const ts_journal 
     while (start > 0 && path[start - 1]->role != TS_ENTRY_USER) start--;
     if (start == count) return true;
     ts_entry *copies = ts_arena_alloc(arena, (count - start) * sizeof *copies);
-    if (!copies) return ts_error_set(err, "out of memory"), false;
+    if (!copies) return ts_error_set(err, TS_ERR_NOMEM, "out of memory"), false;
     const char *parent = j->checkpoint.leaf_id;
     for (size_t i = start; i < count; i++) {
         ts_entry *c = &copies[i - start];

@@ -59,7 +59,7 @@ static ts_json chat_message(ts_arena *arena, ts_str role, const ts_json *entry_c
 static bool answer_of(ts_arena *arena, const ts_json *message, ts_json *out, ts_error *err) {
     const ts_json *contents = ts_json_get(message, "contents");
     if (!message || message->kind != TS_JSON_OBJECT || !contents || contents->kind != TS_JSON_ARRAY) {
-        ts_error_set(err, "the model's reply is not a ChatMessage with contents");
+        ts_error_set(err, TS_ERR_INPUT, "the model's reply is not a ChatMessage with contents");
         return false;
     }
     ts_buf text;
@@ -79,7 +79,7 @@ static bool answer_of(ts_arena *arena, const ts_json *message, ts_json *out, ts_
             const ts_json *arguments = ts_json_get(c, "arguments");
             if (!ts_str_nonempty(call_id) || !ts_str_nonempty(name) || (arguments && arguments->kind != TS_JSON_OBJECT)) {
                 ts_buf_free(&text);
-                ts_error_set(err, "the model's reply holds a functionCall without callId, name or object arguments");
+                ts_error_set(err, TS_ERR_INPUT, "the model's reply holds a functionCall without callId, name or object arguments");
                 return false;
             }
             ts_json_builder b;
@@ -97,7 +97,7 @@ static bool answer_of(ts_arena *arena, const ts_json *message, ts_json *out, ts_
     if (n) ts_json_builder_add(&b, "toolCalls", (ts_json){TS_JSON_ARRAY, {.a = {calls, n}}});
     ts_buf_free(&text);
     if (!calls || !ts_json_builder_finish(&b, out)) {
-        ts_error_set(err, "out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory");
         return false;
     }
     return true;
@@ -121,7 +121,7 @@ static bool exchange(pipe_world *w, ts_buf *line, ts_json *reply, ts_error *err)
               w->config->exchange(w->config->exchange_context, line->data, line->len, &answer);
     if (!ok) {
         w->ended = true;
-        ts_error_set(err, "the certifier ended the case");
+        ts_error_set(err, TS_ERR_REFUSED, "the certifier ended the case");
     } else if (!ts_codec_parse(w->arena, answer.data ? answer.data : "", answer.len, reply, err)) {
         ok = false;
     }
@@ -155,7 +155,7 @@ static bool pipe_model(ts_world *world, const ts_json *messages, const char (*id
     if (!exchange(w, &line, &reply, err)) return false;
     ts_str error = ts_json_string(ts_json_get(&reply, "error"));
     if (error.ptr) {
-        ts_error_set(err, "the model failed: %.300s", error.ptr);
+        ts_error_set(err, TS_ERR_REFUSED, "the model failed: %.300s", error.ptr);
         return false;
     }
     return answer_of(arena, ts_json_get(&reply, "reply"), answer, err);
@@ -187,7 +187,7 @@ static bool pipe_tool(ts_world *world, ts_str name, ts_str call_id, const ts_jso
         *status = TS_TOOL_DONE;
         *result = *value;
     } else {
-        ts_error_set(err, "the tool's reply has none of result, error and pending");
+        ts_error_set(err, TS_ERR_INPUT, "the tool's reply has none of result, error and pending");
         return false;
     }
     (void)arena; /* the reply lives in the request's arena, which outlives the engine */
@@ -278,7 +278,7 @@ static bool read_conversation(const ts_journal *j, ts_arena *arena, ts_buf *out,
  * continues, the current transcript among them, in commit order of their leaves. */
 static bool read_history(const ts_journal *j, ts_arena *arena, ts_buf *out, ts_error *err) {
     bool *continued = ts_arena_calloc(arena, j->entry_count + 1, sizeof *continued);
-    if (!continued) return ts_error_set(err, "out of memory"), false;
+    if (!continued) return ts_error_set(err, TS_ERR_NOMEM, "out of memory"), false;
     for (size_t i = 0; i < j->entry_count; i++) {
         const ts_entry *parent = j->entries[i].parent_id[0] ? ts_journal_find_entry(j, j->entries[i].parent_id) : NULL;
         if (parent) continued[parent - j->entries] = true;
@@ -316,9 +316,9 @@ static bool branch_position(const ts_journal *j, ts_arena *arena, bool edit, int
         return true;
     }
     if (!edit && at == (int64_t)seen)
-        ts_error_set(err, "refused: a fork at the end of the conversation while a tool call is pending");
+        ts_error_set(err, TS_ERR_REFUSED, "refused: a fork at the end of the conversation while a tool call is pending");
     else
-        ts_error_set(err, "refused: the conversation has no %s message %lld (it holds %zu)", edit ? "user" : "assistant",
+        ts_error_set(err, TS_ERR_REFUSED, "refused: the conversation has no %s message %lld (it holds %zu)", edit ? "user" : "assistant",
                      (long long)at, seen);
     return false;
 }
@@ -332,10 +332,10 @@ typedef struct request {
 static bool read_request(const ts_json *r, request *out, ts_error *err) {
     ts_str dir = ts_json_string(ts_json_get(r, "store")), thread = ts_json_string(ts_json_get(r, "thread"));
     out->action = ts_json_get(r, "action");
-    if (!ts_str_nonempty(dir)) return ts_error_set(err, "the request has no \"store\" directory"), false;
+    if (!ts_str_nonempty(dir)) return ts_error_set(err, TS_ERR_INPUT, "the request has no \"store\" directory"), false;
     if (thread.len != TS_UUID_TEXT - 1 || !ts_uuid_text_valid(thread.ptr))
-        return ts_error_set(err, "\"thread\" must be a canonical UUID (lowercase 8-4-4-4-12)"), false;
-    if (!out->action || out->action->kind != TS_JSON_OBJECT) return ts_error_set(err, "the request has no \"action\" object"), false;
+        return ts_error_set(err, TS_ERR_INPUT, "\"thread\" must be a canonical UUID (lowercase 8-4-4-4-12)"), false;
+    if (!out->action || out->action->kind != TS_JSON_OBJECT) return ts_error_set(err, TS_ERR_INPUT, "the request has no \"action\" object"), false;
     out->dir = dir.ptr;
     memcpy(out->thread, thread.ptr, TS_UUID_TEXT - 1);
     out->thread[TS_UUID_TEXT - 1] = '\0';
@@ -424,7 +424,7 @@ static bool branch(const ts_testee_config *config, ts_store *store, pipe_world *
                    const ts_journal *j, ts_str text, const char **status, ts_error *err) {
     const ts_json *a = r->action, *edit = ts_json_get(a, "edit"), *at = edit ? edit : ts_json_get(a, "fork");
     size_t position = 0;
-    if (!at || at->kind != TS_JSON_INT) return ts_error_set(err, "an edit or a fork needs an integer position"), false;
+    if (!at || at->kind != TS_JSON_INT) return ts_error_set(err, TS_ERR_INPUT, "an edit or a fork needs an integer position"), false;
     if (!branch_position(j, world->arena, edit != NULL, at->u.i, &position, err)) return false;
     ts_json_builder b;
     ts_json_builder_init(&b, world->arena);
@@ -489,7 +489,7 @@ static bool act(const ts_testee_config *config, ts_store *store, pipe_world *wor
     } else if (ts_json_get(a, "recover")) {
         ok = run_engine(config, store, world, r, (ts_str){NULL, 0}, &status, err);
     } else {
-        ts_error_set(err, "the action is none of user, complete, recover and read");
+        ts_error_set(err, TS_ERR_INPUT, "the action is none of user, complete, recover and read");
         ok = false;
     }
     if (ok && status) ts_buf_appendf(out, ",\"status\":\"%s\"", status);
@@ -507,7 +507,7 @@ void ts_testee_resume(const ts_testee_config *config, ts_arena *arena, const ts_
     bool ok = false;
     ts_store *store = NULL;
     if (!config->exchange) {
-        ts_error_set(&err, "this testee has no channel for world calls");
+        ts_error_set(&err, TS_ERR_REFUSED, "this testee has no channel for world calls");
     } else if (read_request(request_json, &r, &err)) {
         store = open_store(config, r.dir, &err);
         ok = store && act(config, store, &world, &r, &body, &err);

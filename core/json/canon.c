@@ -139,11 +139,11 @@ static void path_pop(canon_writer *w, size_t saved) {
 }
 
 /* Records message and the current path in err; returns false. */
-static bool fail(canon_writer *w, const char *message) {
+static bool fail(canon_writer *w, ts_error_code code, const char *message) {
     if (w->err) {
         ts_error_clear(w->err);
         snprintf(w->err->path, sizeof w->err->path, "%s", w->path[0] == '.' ? w->path + 1 : w->path);
-        ts_error_set(w->err, "%s", message);
+        ts_error_set(w->err, code, "%s", message);
     }
     return false;
 }
@@ -153,13 +153,13 @@ static bool write_value(canon_writer *w, const ts_json *v, int depth);
 static bool write_number(canon_writer *w, double d) {
     char num[TS_NUMFMT_MAX];
     size_t n = ts_format_double(d, num);
-    if (n == 0) return fail(w, "not I-JSON: a number is NaN or infinite");
+    if (n == 0) return fail(w, TS_ERR_INPUT, "not I-JSON: a number is NaN or infinite");
     ts_buf_append(w->out, num, n);
     return true;
 }
 
 static bool write_string(canon_writer *w, ts_str s) {
-    if (!utf8_valid(s)) return fail(w, "not I-JSON: a string is not valid UTF-8 (or holds a lone surrogate)");
+    if (!utf8_valid(s)) return fail(w, TS_ERR_INPUT, "not I-JSON: a string is not valid UTF-8 (or holds a lone surrogate)");
     ts_codec_write_string(w->out, s.ptr ? s : (ts_str){"", 0});
     return true;
 }
@@ -167,13 +167,13 @@ static bool write_string(canon_writer *w, ts_str s) {
 static bool write_object(canon_writer *w, const ts_json *v, int depth) {
     size_t count = v->u.o.count;
     const ts_member **sorted = malloc((count ? count : 1) * sizeof *sorted);
-    if (!sorted) return fail(w, "out of memory while writing canonical JSON");
+    if (!sorted) return fail(w, TS_ERR_NOMEM, "out of memory while writing canonical JSON");
     bool ok = true;
     for (size_t i = 0; i < count && ok; i++) {
         sorted[i] = &v->u.o.members[i];
         if (!utf8_valid(sorted[i]->key)) {
             size_t saved = path_push_key(w, sorted[i]->key);
-            ok = fail(w, "not I-JSON: a key is not valid UTF-8 (or holds a lone surrogate)");
+            ok = fail(w, TS_ERR_INPUT, "not I-JSON: a key is not valid UTF-8 (or holds a lone surrogate)");
             path_pop(w, saved);
         }
     }
@@ -181,7 +181,7 @@ static bool write_object(canon_writer *w, const ts_json *v, int depth) {
     for (size_t i = 1; i < count && ok; i++) {
         if (compare_keys_utf16(sorted[i - 1]->key, sorted[i]->key) == 0) {
             size_t saved = path_push_key(w, sorted[i]->key);
-            ok = fail(w, "not I-JSON: duplicate key");
+            ok = fail(w, TS_ERR_INPUT, "not I-JSON: duplicate key");
             path_pop(w, saved);
         }
     }
@@ -201,7 +201,7 @@ static bool write_object(canon_writer *w, const ts_json *v, int depth) {
 }
 
 static bool write_value(canon_writer *w, const ts_json *v, int depth) {
-    if (depth > TS_CANON_MAX_DEPTH) return fail(w, "nesting too deep for canonical JSON");
+    if (depth > TS_CANON_MAX_DEPTH) return fail(w, TS_ERR_INPUT, "nesting too deep for canonical JSON");
     switch (v->kind) {
     case TS_JSON_NULL: ts_buf_append(w->out, "null", 4); return true;
     case TS_JSON_TRUE: ts_buf_append(w->out, "true", 4); return true;
@@ -222,7 +222,7 @@ static bool write_value(canon_writer *w, const ts_json *v, int depth) {
         return true;
     case TS_JSON_OBJECT: return write_object(w, v, depth);
     }
-    return fail(w, "unknown JSON value kind");
+    return fail(w, TS_ERR_INPUT, "unknown JSON value kind");
 }
 
 bool ts_canon_write(ts_buf *out, const ts_json *value, ts_error *err) {
@@ -230,7 +230,7 @@ bool ts_canon_write(ts_buf *out, const ts_json *value, ts_error *err) {
     bool was_failed = out->failed;
     canon_writer w = {.out = out, .err = err, .path = "", .path_len = 0};
     bool ok = write_value(&w, value, 0);
-    if (ok && out->failed) ok = fail(&w, "out of memory while writing canonical JSON");
+    if (ok && out->failed) ok = fail(&w, TS_ERR_NOMEM, "out of memory while writing canonical JSON");
     if (!ok) {
         out->len = start;
         out->failed = was_failed;

@@ -19,7 +19,7 @@
 static bool out_of_memory(ts_error *err, int line) {
     ts_error_clear(err);
     if (err) err->line = line;
-    ts_error_set(err, "out of memory while reading JSON");
+    ts_error_set(err, TS_ERR_NOMEM, "out of memory while reading JSON");
     return false;
 }
 

@@ -9,12 +9,24 @@ void ts_error_clear(ts_error *err) {
     if (err) memset(err, 0, sizeof *err);
 }
 
-void ts_error_set(ts_error *err, const char *fmt, ...) {
+void ts_error_set(ts_error *err, ts_error_code code, const char *fmt, ...) {
     if (!err) return;
+    err->code = code;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err->message, sizeof err->message, fmt, ap);
     va_end(ap);
+}
+
+const char *ts_error_code_name(ts_error_code code) {
+    switch (code) {
+    case TS_OK: return "ok";
+    case TS_ERR_NOMEM: return "out of memory";
+    case TS_ERR_INPUT: return "bad input";
+    case TS_ERR_IO: return "I/O error";
+    case TS_ERR_REFUSED: return "refused";
+    }
+    return "unknown";
 }
 
 void ts_error_format(const ts_error *err, const char *source_name, char *out, size_t out_size) {

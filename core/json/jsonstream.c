@@ -145,14 +145,14 @@ static int fail(ts_json_stream *s, ts_error *err, size_t at) {
     return -1;
 }
 
-static int fail_because(ts_json_stream *s, ts_error *err, const char *what) {
+static int fail_because(ts_json_stream *s, ts_error *err, ts_error_code code, const char *what) {
     ts_error_clear(err);
     if (s->over_limit)
-        ts_error_set(err, "longer than %zu bytes, the input limit", s->max_bytes);
+        ts_error_set(err, TS_ERR_INPUT, "longer than %zu bytes, the input limit", s->max_bytes);
     else if (s->read_errno)
-        ts_error_set(err, "cannot read the input: %s", strerror(s->read_errno));
+        ts_error_set(err, TS_ERR_IO, "cannot read the input: %s", strerror(s->read_errno));
     else
-        ts_error_set(err, "%s", what);
+        ts_error_set(err, code, "%s", what);
     return fail(s, err, SIZE_MAX);
 }
 
@@ -193,19 +193,19 @@ int ts_json_stream_next(ts_json_stream *s, ts_arena *arena, ts_json *out, int *o
     if (!s->started) {
         s->started = true;
         do {
-            if (!refill(s)) return fail_because(s, err, "out of memory while reading JSON");
+            if (!refill(s)) return fail_because(s, err, TS_ERR_NOMEM, "out of memory while reading JSON");
         } while (s->fill < 3 && !s->eof);
         if (s->fill >= 3 && memcmp(s->buf, "\xEF\xBB\xBF", 3) == 0) s->pos = s->counted = s->line_start = 3;
     }
     for (;;) {
-        if (s->over_limit || s->read_errno) return fail_because(s, err, "");
+        if (s->over_limit || s->read_errno) return fail_because(s, err, TS_ERR_INPUT, "");
         while (s->pos < s->fill && is_space(s->buf[s->pos])) s->pos++;
         /* Read on when the rest is short (a value cut there is read again whole after): moving
          * a few KiB to the front costs little, half a window each time would not. */
         size_t low = s->window / 2 < REFILL_BELOW ? s->window / 2 : REFILL_BELOW;
         if (s->need_more || (!s->eof && (s->pos == s->fill || s->fill - s->pos < low))) {
             s->need_more = false;
-            if (!refill(s)) return fail_because(s, err, "out of memory while reading JSON");
+            if (!refill(s)) return fail_because(s, err, TS_ERR_NOMEM, "out of memory while reading JSON");
             continue;
         }
         if (s->pos == s->fill) return 0; /* the input is all read */
@@ -213,7 +213,7 @@ int ts_json_stream_next(ts_json_stream *s, ts_arena *arena, ts_json *out, int *o
         switch (ts_scan_value(&s->scanner, arena, s->buf + s->pos, s->fill - s->pos, s->eof, false, &end, out)) {
         case TS_SCAN_VALUE: return deliver(s, s->pos, s->pos + end, out_line);
         case TS_SCAN_INCOMPLETE: s->need_more = true; continue;
-        case TS_SCAN_NOMEM: return fail_because(s, err, "out of memory while reading JSON");
+        case TS_SCAN_NOMEM: return fail_because(s, err, TS_ERR_NOMEM, "out of memory while reading JSON");
         case TS_SCAN_DEFER:
             if (!s->eof && !ts_scan_complete(s->buf + s->pos, s->fill - s->pos)) {
                 s->need_more = true; /* jansson judges the whole value, as when it is all in */

@@ -121,16 +121,16 @@ bool ts_strict_read(ts_arena *arena, const char *data, size_t len, ts_strict_mod
          * an error that close to the end of data might read otherwise with more of the input. */
         outcome->ran_out = !nul && (jerr.position < 0 || (size_t)jerr.position + 8 >= len);
         if (nul)
-            ts_error_set(err, "invalid JSON: a NUL byte (0x00), which JSON text cannot hold (in a string, write \\u0000)");
+            ts_error_set(err, TS_ERR_INPUT, "invalid JSON: a NUL byte (0x00), which JSON text cannot hold (in a string, write \\u0000)");
         else
-            ts_error_set(err, "invalid JSON: %s", jerr.text);
+            ts_error_set(err, TS_ERR_INPUT, "invalid JSON: %s", jerr.text);
         return false;
     }
     bool ok = convert(arena, root, out);
     json_decref(root);
     if (!ok) {
         outcome->out_of_memory = true;
-        ts_error_set(err, "out of memory while reading JSON");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory while reading JSON");
         return false;
     }
     outcome->consumed = (size_t)jerr.position;

@@ -9,7 +9,7 @@ bool ts_host_run(ts_arena *arena, const ts_update *emissions, size_t count, bool
     ts_update *stream = ts_arena_alloc(arena, (count ? count : 1) * sizeof *stream);
     if (!stream) {
         ts_error_clear(err);
-        ts_error_set(err, "out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory");
         return false;
     }
     memcpy(stream, emissions, count * sizeof *stream);
@@ -18,7 +18,7 @@ bool ts_host_run(ts_arena *arena, const ts_update *emissions, size_t count, bool
         if (ts_str_nonempty(emissions[i].response_id)) id = emissions[i].response_id;
     if (!id.ptr && count && !ts_merge_derived_response_id(arena, emissions, count, &id)) {
         ts_error_clear(err);
-        ts_error_set(err, "out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory");
         return false;
     }
     if (assign_ids)

@@ -26,7 +26,7 @@
 bool ts_merger_out_of_memory(ts_merger *m, ts_error *err) {
     m->failed = true;
     ts_error_clear(err);
-    ts_error_set(err, "out of memory");
+    ts_error_set(err, TS_ERR_NOMEM, "out of memory");
     return false;
 }
 
@@ -356,7 +356,7 @@ bool ts_merger_hash_update(ts_sha256 *sha, const ts_update *u) {
 bool ts_merger_add(ts_merger *m, const ts_update *u, ts_error *err) {
     if (m->failed) {
         ts_error_clear(err);
-        ts_error_set(err, "the merge already failed");
+        ts_error_set(err, TS_ERR_REFUSED, "the merge already failed");
         return false;
     }
     if (!m->primary.ptr && ts_str_nonempty(u->response_id)) { /* I1.2: the first responseId */

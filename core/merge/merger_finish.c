@@ -98,7 +98,7 @@ static bool order_messages(ts_merger *m, ts_error *err) {
     TS_ASSERT(!ordered || permutation || m->order != ts_merge_order_reference);
     if (ordered && !permutation) {
         ts_error_clear(err);
-        ts_error_set(err, "the ordering function did not return a permutation of the messages");
+        ts_error_set(err, TS_ERR_REFUSED, "the ordering function did not return a permutation of the messages");
         return false;
     }
     return ordered || ts_merger_out_of_memory(m, err);
@@ -110,12 +110,12 @@ static bool prepare_response(ts_merger *m, ts_response *out, ts_error *err) {
     ts_usage_init(&out->usage, m->arena);
     if (m->failed) {
         ts_error_clear(err);
-        ts_error_set(err, "the merge already failed");
+        ts_error_set(err, TS_ERR_REFUSED, "the merge already failed");
         return false;
     }
     if (m->count == 0) {
         ts_error_clear(err);
-        ts_error_set(err, "nothing to merge: the stream holds no update");
+        ts_error_set(err, TS_ERR_INPUT, "nothing to merge: the stream holds no update");
         return false;
     }
     m->failed = true; /* a merger finishes once */
@@ -185,7 +185,7 @@ int ts_merger_finish_to_file(ts_merger *m, FILE *file, ts_write_style style, con
     json.u.o.count--; /* "messages", the last member, is written one message at a time */
     if (!ts_codec_write_file_streaming(file, &json, "messages", m->visible_count, message_item, m, style, end)) {
         ts_error_clear(err);
-        ts_error_set(err, "cannot write the response");
+        ts_error_set(err, TS_ERR_IO, "cannot write the response");
         return 1;
     }
     return 0;
@@ -210,7 +210,7 @@ bool ts_merge(ts_arena *arena, const ts_update *updates, size_t count, const ts_
     ts_usage_init(&out->usage, arena);
     if (count == 0) {
         ts_error_clear(err);
-        ts_error_set(err, "nothing to merge: the stream holds no update");
+        ts_error_set(err, TS_ERR_INPUT, "nothing to merge: the stream holds no update");
         return false;
     }
     /* I1 up front: the whole stream is at hand, so the primary id is found (or derived) before
@@ -221,13 +221,13 @@ bool ts_merge(ts_arena *arena, const ts_update *updates, size_t count, const ts_
     if (!ts_str_nonempty(known.primary_response_id) &&
         !ts_merge_derived_response_id(arena, updates, count, &known.primary_response_id)) {
         ts_error_clear(err);
-        ts_error_set(err, "out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory");
         return false;
     }
     ts_merger *m = ts_merger_new(arena, &known, false);
     if (!m) {
         ts_error_clear(err);
-        ts_error_set(err, "out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory");
         return false;
     }
     bool ok = true;

@@ -20,7 +20,7 @@ static bool fail_at(ts_error *err, const char *prefix, const char *field, const 
     ts_error_clear(err);
     err->line = line;
     snprintf(err->path, sizeof err->path, "%s%s%s", prefix, (prefix[0] && field[0] && field[0] != '[') ? "." : "", field);
-    ts_error_set(err, fmt, detail);
+    ts_error_set(err, TS_ERR_INPUT, fmt, detail);
     return false;
 }
 
@@ -117,7 +117,7 @@ bool ts_usage_add(ts_usage *sum, const ts_json *details, ts_error *err) {
             } else if (!add_checked(&sum->value[c], v)) {
                 ts_error_clear(err);
                 snprintf(err->path, sizeof err->path, "usage.%s", ts_usage_counter_names[c]);
-                ts_error_set(err, "the sum of this counter overflows a 64-bit integer");
+                ts_error_set(err, TS_ERR_INPUT, "the sum of this counter overflows a 64-bit integer");
                 return false;
             }
         }
@@ -137,7 +137,7 @@ bool ts_usage_add(ts_usage *sum, const ts_json *details, ts_error *err) {
                         ts_error_clear(err);
                         snprintf(err->path, sizeof err->path, "usage.additionalCounts.%.*s",
                                  (int)(a->key.len > 80 ? 80 : a->key.len), a->key.ptr);
-                        ts_error_set(err, "the sum of this counter overflows a 64-bit integer");
+                        ts_error_set(err, TS_ERR_INPUT, "the sum of this counter overflows a 64-bit integer");
                         return false;
                     }
                 }
@@ -149,7 +149,7 @@ bool ts_usage_add(ts_usage *sum, const ts_json *details, ts_error *err) {
     }
     if (sum->additional_counts.failed || sum->extras.failed) {
         ts_error_clear(err);
-        ts_error_set(err, "out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory");
         return false;
     }
     return true;
@@ -359,7 +359,7 @@ bool ts_update_from_json(ts_arena *arena, const ts_json *object, size_t index, i
     }
     if (!ts_json_builder_finish(&extras, &out->extras)) {
         ts_error_clear(err);
-        ts_error_set(err, "out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory");
         return false;
     }
     return true;
@@ -373,7 +373,7 @@ bool ts_stream_from_array(ts_arena *arena, const ts_json *array, const char *pat
     ts_update *updates = ts_arena_calloc(arena, array->u.a.count ? array->u.a.count : 1, sizeof *updates);
     if (!updates) {
         ts_error_clear(err);
-        ts_error_set(err, "out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory");
         return false;
     }
     for (size_t i = 0; i < array->u.a.count; i++) {

@@ -90,7 +90,7 @@ bool ts_stream_read(ts_arena *arena, const char *data, size_t len, ts_stream *ou
     ts_update_reader *reader = ts_update_reader_open_memory(data, len);
     if (!reader) {
         ts_error_clear(err);
-        ts_error_set(err, "out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory");
         return false;
     }
     ts_update *updates = NULL;
@@ -102,7 +102,7 @@ bool ts_stream_read(ts_arena *arena, const char *data, size_t len, ts_stream *ou
             ts_update *grown = ts_arena_grow(arena, updates, cap * sizeof *grown, new_cap * sizeof *grown);
             if (!grown) {
                 ts_error_clear(err);
-                ts_error_set(err, "out of memory");
+                ts_error_set(err, TS_ERR_NOMEM, "out of memory");
                 got = -1;
                 break;
             }
@@ -117,7 +117,7 @@ bool ts_stream_read(ts_arena *arena, const char *data, size_t len, ts_stream *ou
     if (got < 0) return false;
     if (count == 0) {
         ts_error_clear(err);
-        ts_error_set(err, "the stream holds no update (an empty input, or only empty arrays)");
+        ts_error_set(err, TS_ERR_INPUT, "the stream holds no update (an empty input, or only empty arrays)");
         return false;
     }
     out->updates = updates;

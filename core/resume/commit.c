@@ -28,21 +28,21 @@ static bool utf8_valid(ts_str text) {
 
 bool ts_entry_check(const ts_entry *e, ts_error *err) {
     if (!ts_uuid_text_valid(e->id)) {
-        ts_error_set(err, "entry id \"%.40s\" is not a canonical UUID", e->id);
+        ts_error_set(err, TS_ERR_INPUT, "entry id \"%.40s\" is not a canonical UUID", e->id);
         return false;
     }
     if (e->parent_id[0] && !ts_uuid_text_valid(e->parent_id)) {
-        ts_error_set(err, "entry %s: parent id \"%.40s\" is not a canonical UUID", e->id, e->parent_id);
+        ts_error_set(err, TS_ERR_INPUT, "entry %s: parent id \"%.40s\" is not a canonical UUID", e->id, e->parent_id);
         return false;
     }
     if ((unsigned)e->role > TS_ENTRY_TOOL || e->content.kind != TS_JSON_OBJECT || !ts_str_nonempty(e->timestamp)) {
-        ts_error_set(err, "entry %s: needs a role, an object content and a timestamp", e->id);
+        ts_error_set(err, TS_ERR_INPUT, "entry %s: needs a role, an object content and a timestamp", e->id);
         return false;
     }
     ts_instant instant;
     const char *why = NULL;
     if (!ts_instant_parse(e->timestamp.ptr, e->timestamp.len, &instant, &why)) {
-        ts_error_set(err, "entry %s: timestamp \"%.*s\" is not an RFC 3339 timestamp (%s)", e->id,
+        ts_error_set(err, TS_ERR_INPUT, "entry %s: timestamp \"%.*s\" is not an RFC 3339 timestamp (%s)", e->id,
                      (int)(e->timestamp.len > 60 ? 60 : e->timestamp.len), e->timestamp.ptr, why ? why : "malformed");
         return false;
     }
@@ -60,33 +60,33 @@ bool ts_task_check(const char *execution_id, const ts_task *t, ts_error *err) {
     bool by_leaf = t->input_leaf[0] != '\0';
     if (!ts_uuid_text_valid(t->id) || !key_text_valid(t->key) || !ts_str_nonempty(t->kind) ||
         by_leaf == ts_str_present(t->input) || (unsigned)t->status > TS_TASK_FAILED) {
-        ts_error_set(err, "task \"%.40s\": needs a UUID, a key (task: and 32 lowercase hex digits), a kind, one input "
+        ts_error_set(err, TS_ERR_INPUT, "task \"%.40s\": needs a UUID, a key (task: and 32 lowercase hex digits), a kind, one input "
                           "and a status", t->id);
         return false;
     }
     if (!utf8_valid(t->kind) || (!by_leaf && !utf8_valid(t->input))) {
-        ts_error_set(err, "task %s: its kind or input is not valid UTF-8", t->id);
+        ts_error_set(err, TS_ERR_INPUT, "task %s: its kind or input is not valid UTF-8", t->id);
         return false;
     }
     if (by_leaf && (!ts_str_eq_cstr(t->kind, TS_LLM_TASK_KIND) || !ts_uuid_text_valid(t->input_leaf))) {
-        ts_error_set(err, "task %s: only an llm-request task keeps its input as a transcript leaf (a canonical UUID)",
+        ts_error_set(err, TS_ERR_INPUT, "task %s: only an llm-request task keeps its input as a transcript leaf (a canonical UUID)",
                      t->id);
         return false;
     }
     if (t->status == TS_TASK_PENDING && t->result.kind != TS_JSON_NULL) {
-        ts_error_set(err, "task %s: a pending task has no result (null)", t->id);
+        ts_error_set(err, TS_ERR_INPUT, "task %s: a pending task has no result (null)", t->id);
         return false;
     }
     char id[TS_UUID_TEXT], key[TS_TASK_KEY_TEXT_LEN + 1];
     if (!ts_task_id(t->key, id, err)) return false;
     if (strcmp(id, t->id) != 0) {
-        ts_error_set(err, "task %s: its id is not UUIDv5 of its key %s (that is %s)", t->id, t->key, id);
+        ts_error_set(err, TS_ERR_INPUT, "task %s: its id is not UUIDv5 of its key %s (that is %s)", t->id, t->key, id);
         return false;
     }
     if (by_leaf) return true;
     if (!ts_task_key(execution_id, t->kind, t->input, key, err)) return false;
     if (strcmp(key, t->key) != 0) {
-        ts_error_set(err, "task %s: its key %s is not the key of its kind and input (that is %s)", t->id, t->key, key);
+        ts_error_set(err, TS_ERR_INPUT, "task %s: its key %s is not the key of its kind and input (that is %s)", t->id, t->key, key);
         return false;
     }
     return true;
@@ -112,7 +112,7 @@ static bool input_text_in_commit(const ts_journal *journal, const ts_commit *com
     for (size_t i = 0; ok && i < journal->entry_count; i++) ok = ts_journal_add_entry(&view, arena, &journal->entries[i]);
     for (size_t i = 0; ok && i < commit->entry_count; i++)
         if (!ts_journal_find_entry(&view, commit->entries[i].id)) ok = ts_journal_add_entry(&view, arena, &commit->entries[i]);
-    if (!ok) ts_error_set(err, "out of memory");
+    if (!ok) ts_error_set(err, TS_ERR_NOMEM, "out of memory");
     ok = ok && ts_task_input_text(&view, task, arena, out, err);
     ts_journal_free(&view);
     return ok;
@@ -147,14 +147,14 @@ static bool check_entry(const ts_journal *journal, const ts_commit *commit, size
     if (!existing) existing = batch_entry(commit, i, e->id);
     if (existing) {
         if (!ts_entry_same(existing, e)) {
-            ts_error_set(err, "entry %s already exists with different content: an entry id is never reused", e->id);
+            ts_error_set(err, TS_ERR_REFUSED, "entry %s already exists with different content: an entry id is never reused", e->id);
             return false;
         }
         *is_new = false;
         return true;
     }
     if (e->parent_id[0] && !ts_journal_find_entry(journal, e->parent_id) && !batch_entry(commit, i, e->parent_id)) {
-        ts_error_set(err, "entry %s: parent %s is not in the journal", e->id, e->parent_id);
+        ts_error_set(err, TS_ERR_INPUT, "entry %s: parent %s is not in the journal", e->id, e->parent_id);
         return false;
     }
     *is_new = true;
@@ -166,12 +166,12 @@ static bool check_task(const ts_journal *journal, const ts_commit *commit, size_
     if (!ts_task_check(journal->execution_id, t, err)) return false;
     for (size_t k = 0; k < i; k++)
         if (strcmp(commit->tasks[k].id, t->id) == 0) {
-            ts_error_set(err, "task %s appears twice in one commit", t->id);
+            ts_error_set(err, TS_ERR_INPUT, "task %s appears twice in one commit", t->id);
             return false;
         }
     if (t->input_leaf[0] && !ts_journal_find_entry(journal, t->input_leaf) &&
         !batch_entry(commit, commit->entry_count, t->input_leaf)) {
-        ts_error_set(err, "task %s: its input ends at entry %s, which is not in the journal", t->id, t->input_leaf);
+        ts_error_set(err, TS_ERR_INPUT, "task %s: its input ends at entry %s, which is not in the journal", t->id, t->input_leaf);
         return false;
     }
     const ts_task *existing = ts_journal_find_task(journal, t->id);
@@ -184,7 +184,7 @@ static bool check_task(const ts_journal *journal, const ts_commit *commit, size_
         !same_input(journal, commit, existing, t, &same, err))
         return false;
     if (!same) {
-        ts_error_set(err, "task %s: conflict: the same task id with a different key, kind or input", t->id);
+        ts_error_set(err, TS_ERR_REFUSED, "task %s: conflict: the same task id with a different key, kind or input", t->id);
         return false;
     }
     if (existing->status == t->status && ts_json_equal(&existing->result, &t->result)) {
@@ -192,12 +192,12 @@ static bool check_task(const ts_journal *journal, const ts_commit *commit, size_
         return true;
     }
     if (existing->status != TS_TASK_PENDING) {
-        ts_error_set(err, "task %s already has a recorded %s: a result is never replaced", t->id,
+        ts_error_set(err, TS_ERR_REFUSED, "task %s already has a recorded %s: a result is never replaced", t->id,
                      ts_task_status_name(existing->status));
         return false;
     }
     if (t->status == TS_TASK_PENDING) {
-        ts_error_set(err, "task %s: a pending task cannot be recorded again with another result", t->id);
+        ts_error_set(err, TS_ERR_REFUSED, "task %s: a pending task cannot be recorded again with another result", t->id);
         return false;
     }
     *is_new = true; /* pending -> completed / failed */
@@ -207,7 +207,7 @@ static bool check_task(const ts_journal *journal, const ts_commit *commit, size_
 bool ts_commit_check(const ts_journal *journal, const ts_commit *commit, bool *new_entries, bool *new_tasks,
                      ts_error *err) {
     if (!journal->execution_id[0]) {
-        ts_error_set(err, "commit before the execution began");
+        ts_error_set(err, TS_ERR_REFUSED, "commit before the execution began");
         return false;
     }
     for (size_t i = 0; i < commit->entry_count; i++)
@@ -218,29 +218,29 @@ bool ts_commit_check(const ts_journal *journal, const ts_commit *commit, bool *n
     if (!cp) return true;
     uint64_t expected = journal->has_checkpoint ? journal->checkpoint.sequence + 1 : 1;
     if (expected > TS_JOURNAL_MAX_COUNT) {
-        ts_error_set(err, "checkpoint sequence %llu: the journal holds the most commits it can (%llu)",
+        ts_error_set(err, TS_ERR_REFUSED, "checkpoint sequence %llu: the journal holds the most commits it can (%llu)",
                      (unsigned long long)expected, (unsigned long long)TS_JOURNAL_MAX_COUNT);
         return false;
     }
     if (cp->sequence != expected) {
-        ts_error_set(err, "checkpoint sequence %llu, expected %llu: a commit was lost or repeated",
+        ts_error_set(err, TS_ERR_REFUSED, "checkpoint sequence %llu, expected %llu: a commit was lost or repeated",
                      (unsigned long long)cp->sequence, (unsigned long long)expected);
         return false;
     }
     if (cp->leaf_id[0] && !ts_journal_find_entry(journal, cp->leaf_id) &&
         !batch_entry(commit, commit->entry_count, cp->leaf_id)) {
-        ts_error_set(err, "checkpoint leaf %s is not an entry", cp->leaf_id);
+        ts_error_set(err, TS_ERR_INPUT, "checkpoint leaf %s is not an entry", cp->leaf_id);
         return false;
     }
     uint64_t consumed_before = journal->has_checkpoint ? journal->checkpoint.signals_consumed : 0;
     if (cp->signals_consumed > journal->signal_count || cp->signals_consumed < consumed_before) {
-        ts_error_set(err, "checkpoint consumes %llu signals; the inbox holds %zu and %llu were consumed before",
+        ts_error_set(err, TS_ERR_INPUT, "checkpoint consumes %llu signals; the inbox holds %zu and %llu were consumed before",
                      (unsigned long long)cp->signals_consumed, journal->signal_count,
                      (unsigned long long)consumed_before);
         return false;
     }
     if (cp->state.kind != TS_JSON_OBJECT) {
-        ts_error_set(err, "checkpoint state must be an object");
+        ts_error_set(err, TS_ERR_INPUT, "checkpoint state must be an object");
         return false;
     }
     return true;
@@ -253,11 +253,11 @@ bool ts_journal_check_begin(const ts_journal *journal, const char *execution_id,
             *already = true;
             return true;
         }
-        ts_error_set(err, "the store holds execution %s, not %s", journal->execution_id, execution_id);
+        ts_error_set(err, TS_ERR_REFUSED, "the store holds execution %s, not %s", journal->execution_id, execution_id);
         return false;
     }
     if (!ts_uuid_text_valid(execution_id)) {
-        ts_error_set(err, "execution id \"%.40s\" is not a canonical UUID", execution_id);
+        ts_error_set(err, TS_ERR_INPUT, "execution id \"%.40s\" is not a canonical UUID", execution_id);
         return false;
     }
     return true;
@@ -266,7 +266,7 @@ bool ts_journal_check_begin(const ts_journal *journal, const char *execution_id,
 bool ts_journal_check_completion(const ts_journal *journal, const ts_task *task, ts_error *err) {
     const ts_task *existing = ts_journal_find_task(journal, task->id);
     if (!existing || existing->status != TS_TASK_PENDING || task->status == TS_TASK_PENDING) {
-        ts_error_set(err, "task %s is %s: only a pending task can be completed", task->id,
+        ts_error_set(err, TS_ERR_REFUSED, "task %s is %s: only a pending task can be completed", task->id,
                      existing ? ts_task_status_name(existing->status) : "unknown");
         return false;
     }
@@ -275,7 +275,7 @@ bool ts_journal_check_completion(const ts_journal *journal, const ts_task *task,
         !same_input(journal, NULL, existing, task, &same, err))
         return false;
     if (!same) {
-        ts_error_set(err, "task %s: conflict: the same task id with a different key, kind or input", task->id);
+        ts_error_set(err, TS_ERR_REFUSED, "task %s: conflict: the same task id with a different key, kind or input", task->id);
         return false;
     }
     return true;
@@ -283,11 +283,11 @@ bool ts_journal_check_completion(const ts_journal *journal, const ts_task *task,
 
 bool ts_journal_check_event(const ts_journal *journal, uint64_t events_applied, ts_error *err) {
     if (!journal->execution_id[0]) {
-        ts_error_set(err, "an event before the execution began");
+        ts_error_set(err, TS_ERR_REFUSED, "an event before the execution began");
         return false;
     }
     if (journal->events_applied >= TS_JOURNAL_MAX_COUNT || events_applied != journal->events_applied + 1) {
-        ts_error_set(err,
+        ts_error_set(err, TS_ERR_INPUT,
                      "event %llu: the journal has applied %llu events, so the next is %llu: this write was computed "
                      "from another state of the journal (another writer applied it?)",
                      (unsigned long long)events_applied, (unsigned long long)journal->events_applied,
@@ -349,7 +349,7 @@ bool ts_commit_apply(ts_journal *journal, ts_arena *arena, const ts_commit *comm
     TS_ASSERT(commit_applied(journal, commit, sequence_before));
     return true;
 oom:
-    ts_error_set(err, "out of memory while applying a commit");
+    ts_error_set(err, TS_ERR_NOMEM, "out of memory while applying a commit");
     return false;
 }
 
@@ -388,7 +388,7 @@ static bool walk_entry(leaf_walk *w, size_t i, ts_error *err) {
     if (!ts_llm_message_canon(&w->canonical, ts_str_from(ts_entry_role_name(e->role)), &e->content, e->timestamp, err)) {
         char why[200];
         snprintf(why, sizeof why, "%.*s", (int)sizeof why - 1, err->message);
-        ts_error_set(err, "entries[%zu] (entry %s): its message is not I-JSON: %s", i, e->id, why);
+        ts_error_set(err, TS_ERR_INPUT, "entries[%zu] (entry %s): its message is not I-JSON: %s", i, e->id, why);
         return false;
     }
     ts_transcript_key_add(&w->prefix[i], w->canonical.data, w->canonical.len);
@@ -397,7 +397,7 @@ static bool walk_entry(leaf_walk *w, size_t i, ts_error *err) {
         char key[TS_TASK_KEY_TEXT_LEN + 1];
         if (!ts_transcript_key_finish(&w->prefix[i], key, err)) return false;
         if (strcmp(key, t->key) != 0) {
-            ts_error_set(err,
+            ts_error_set(err, TS_ERR_INPUT,
                          "tasks[%zu] (task %s): its key %s is not the key of its input, the transcript ending at "
                          "entry %s (that is %s)",
                          w->task_list[k], t->id, t->key, t->input_leaf, key);
@@ -436,7 +436,7 @@ static bool check_leaf_keys(const ts_journal *j, size_t *parents, ts_error *err)
         w.uses[i]++;
     }
     free(cursor);
-    if (!ok) ts_error_set(err, "out of memory");
+    if (!ok) ts_error_set(err, TS_ERR_NOMEM, "out of memory");
     for (size_t i = 0; ok && i < n; i++) ok = walk_entry(&w, i, err);
     for (size_t i = 0; w.prefix && i < n; i++) ts_transcript_key_free(&w.prefix[i]);
     free(w.uses);
@@ -452,18 +452,18 @@ static bool check_rest(const ts_journal *j, ts_error *err);
 bool ts_journal_check_loaded(const ts_journal *j, ts_error *err) {
     if (!j->execution_id[0]) {
         if (j->entry_count || j->task_count || j->signal_count || j->has_checkpoint || j->events_applied) {
-            ts_error_set(err, "the journal holds entries, tasks, signals or events but no execution id");
+            ts_error_set(err, TS_ERR_INPUT, "the journal holds entries, tasks, signals or events but no execution id");
             return false;
         }
         return true;
     }
     if (!ts_uuid_text_valid(j->execution_id)) {
-        ts_error_set(err, "execution id \"%.40s\" is not a canonical UUID", j->execution_id);
+        ts_error_set(err, TS_ERR_INPUT, "execution id \"%.40s\" is not a canonical UUID", j->execution_id);
         return false;
     }
     size_t *parents = malloc((j->entry_count + 1) * sizeof *parents);
     if (!parents) {
-        ts_error_set(err, "out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory");
         return false;
     }
     /* Every id went into the index, which counts the distinct ones: as many as there are entries
@@ -473,14 +473,14 @@ bool ts_journal_check_loaded(const ts_journal *j, ts_error *err) {
     for (size_t i = 0; i < j->entry_count; i++) {
         const ts_entry *e = &j->entries[i];
         if (!distinct && ts_journal_find_entry(j, e->id) != e) { /* the index keeps the last of two */
-            ts_error_set(err, "entries[%zu] (entry %s): the id appears twice", i, e->id);
+            ts_error_set(err, TS_ERR_INPUT, "entries[%zu] (entry %s): the id appears twice", i, e->id);
             free(parents);
             return false;
         }
         const ts_entry *parent = i > 0 && strcmp(e[-1].id, e->parent_id) == 0 ? e - 1 /* most are */
                                                                               : ts_journal_find_entry(j, e->parent_id);
         if (e->parent_id[0] && (!parent || parent >= e)) {
-            ts_error_set(err, "entries[%zu] (entry %s): parent %s is not an earlier entry of the journal", i, e->id,
+            ts_error_set(err, TS_ERR_INPUT, "entries[%zu] (entry %s): parent %s is not an earlier entry of the journal", i, e->id,
                          e->parent_id);
             free(parents);
             return false;
@@ -497,11 +497,11 @@ static bool check_rest(const ts_journal *j, ts_error *err) {
     for (size_t i = 0; i < j->task_count; i++) {
         const ts_task *t = &j->tasks[i];
         if (ts_journal_find_task(j, t->id) != t) {
-            ts_error_set(err, "tasks[%zu] (task %s): the id appears twice", i, t->id);
+            ts_error_set(err, TS_ERR_INPUT, "tasks[%zu] (task %s): the id appears twice", i, t->id);
             return false;
         }
         if (t->input_leaf[0] && !ts_journal_find_entry(j, t->input_leaf)) {
-            ts_error_set(err, "tasks[%zu] (task %s): its input ends at entry %s, which is not in the journal", i,
+            ts_error_set(err, TS_ERR_INPUT, "tasks[%zu] (task %s): its input ends at entry %s, which is not in the journal", i,
                          t->id, t->input_leaf);
             return false;
         }
@@ -509,26 +509,26 @@ static bool check_rest(const ts_journal *j, ts_error *err) {
     if (j->has_checkpoint) {
         const ts_checkpoint *cp = &j->checkpoint;
         if (cp->sequence < 1 || cp->sequence > TS_JOURNAL_MAX_COUNT) {
-            ts_error_set(err, "checkpoint: sequence %llu is not between 1 and %llu", (unsigned long long)cp->sequence,
+            ts_error_set(err, TS_ERR_INPUT, "checkpoint: sequence %llu is not between 1 and %llu", (unsigned long long)cp->sequence,
                          (unsigned long long)TS_JOURNAL_MAX_COUNT);
             return false;
         }
         if (cp->leaf_id[0] && !ts_journal_find_entry(j, cp->leaf_id)) {
-            ts_error_set(err, "checkpoint: leaf %.40s is not an entry", cp->leaf_id);
+            ts_error_set(err, TS_ERR_INPUT, "checkpoint: leaf %.40s is not an entry", cp->leaf_id);
             return false;
         }
         if (cp->signals_consumed > j->signal_count) {
-            ts_error_set(err, "checkpoint: %llu signals consumed, but the inbox holds %zu",
+            ts_error_set(err, TS_ERR_INPUT, "checkpoint: %llu signals consumed, but the inbox holds %zu",
                          (unsigned long long)cp->signals_consumed, j->signal_count);
             return false;
         }
         if (cp->state.kind != TS_JSON_OBJECT) {
-            ts_error_set(err, "checkpoint: the state is not an object");
+            ts_error_set(err, TS_ERR_INPUT, "checkpoint: the state is not an object");
             return false;
         }
     }
     if (j->events_applied > TS_JOURNAL_MAX_COUNT || j->events_applied < j->signal_count) {
-        ts_error_set(err, "eventsApplied %llu: not between the %zu signals delivered (one event each) and %llu",
+        ts_error_set(err, TS_ERR_INPUT, "eventsApplied %llu: not between the %zu signals delivered (one event each) and %llu",
                      (unsigned long long)j->events_applied, j->signal_count, (unsigned long long)TS_JOURNAL_MAX_COUNT);
         return false;
     }

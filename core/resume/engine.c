@@ -12,7 +12,7 @@
 #include "core/resume/taskid.h"
 
 static bool oom(ts_error *err) {
-    ts_error_set(err, "out of memory");
+    ts_error_set(err, TS_ERR_NOMEM, "out of memory");
     return false;
 }
 
@@ -126,7 +126,7 @@ static bool commit_stage(ts_engine *e, bool *crashed, ts_error *err) {
         if (extends) {
             for (size_t i = 0; i < s->entry_count; i++) {
                 const ts_entry *stored = ts_journal_find_entry(&e->journal, s->entries[i].id);
-                if (TS_NEVER(!stored)) return ts_error_set(err, "the mirror lost entry %s", s->entries[i].id), false;
+                if (TS_NEVER(!stored)) return ts_error_set(err, TS_ERR_INPUT, "the mirror lost entry %s", s->entries[i].id), false;
                 if (!ts_engine_push_message(e, stored, stored->timestamp, err)) return false;
             }
             snprintf(e->leaf_id, sizeof e->leaf_id, "%s", s->checkpoint.leaf_id);
@@ -154,7 +154,7 @@ static bool name_task(ts_engine *e, const char *kind, const ts_json *input, ts_t
                                        : ts_canon_write(&canonical, input, err);
     if (!ok || canonical.failed) {
         ts_buf_free(&canonical);
-        if (!err->message[0]) ts_error_set(err, "cannot canonicalise the input of a %s task", kind);
+        if (!err->message[0]) ts_error_set(err, TS_ERR_INPUT, "cannot canonicalise the input of a %s task", kind);
         return false;
     }
     ts_str text = {canonical.data ? canonical.data : "", canonical.len};
@@ -273,7 +273,7 @@ static bool step_llm(ts_engine *e, bool *crashed, ts_error *err) {
     if (recorded && recorded->status == TS_TASK_COMPLETED) {
         answer = recorded->result; /* the same step again: its recorded result, never a new call */
     } else if (recorded) {
-        ts_error_set(err, "LLM task %s is %s", task.id, ts_task_status_name(recorded->status));
+        ts_error_set(err, TS_ERR_REFUSED, "LLM task %s is %s", task.id, ts_task_status_name(recorded->status));
         return false;
     } else if (!e->world->vtable->model(e->world, e->messages, (const char(*)[TS_UUID_TEXT])e->message_ids,
                                         e->message_count, e->llm_answers, arena, &answer, err)) {
@@ -314,7 +314,7 @@ static bool step_tool(ts_engine *e, const ts_json *state, bool *waiting, bool *c
     const ts_json *index_value = ts_json_get(state, "pendingToolIndex");
     if (!calls || calls->kind != TS_JSON_ARRAY || !index_value || index_value->kind != TS_JSON_INT ||
         index_value->u.i < 0) {
-        ts_error_set(err, "checkpoint %llu: phase tools without pendingToolCalls and pendingToolIndex",
+        ts_error_set(err, TS_ERR_INPUT, "checkpoint %llu: phase tools without pendingToolCalls and pendingToolIndex",
                      (unsigned long long)e->journal.checkpoint.sequence);
         return false;
     }
@@ -418,7 +418,7 @@ ts_engine *ts_engine_open(ts_store *store, ts_world *world, const char *executio
     if (!ts_store_begin_execution(store, e->execution_id, err) || !ts_store_load(store, &e->arena, &e->journal, err))
         goto fail;
     if (strcmp(e->journal.execution_id, e->execution_id) != 0) {
-        ts_error_set(err, "the store holds execution %s, not %s", e->journal.execution_id, e->execution_id);
+        ts_error_set(err, TS_ERR_REFUSED, "the store holds execution %s, not %s", e->journal.execution_id, e->execution_id);
         goto fail;
     }
     if (!ts_engine_count_tasks(e)) {
@@ -486,7 +486,7 @@ bool ts_engine_run(ts_engine *e, ts_engine_state *out, ts_error *err) {
         } else if (ts_str_eq_cstr(phase, "tools")) {
             ok = step_tool(e, state, &waiting, &crashed, err);
         } else {
-            ts_error_set(err, "checkpoint %llu has an unknown phase", (unsigned long long)j->checkpoint.sequence);
+            ts_error_set(err, TS_ERR_INPUT, "checkpoint %llu has an unknown phase", (unsigned long long)j->checkpoint.sequence);
             return false;
         }
         if (!ok) return false;

@@ -14,7 +14,7 @@
 #include "core/resume/engine_internal.h"
 
 static bool oom(ts_error *err) {
-    ts_error_set(err, "out of memory");
+    ts_error_set(err, TS_ERR_NOMEM, "out of memory");
     return false;
 }
 
@@ -57,12 +57,12 @@ static bool apply_event(ts_store *store, ts_engine *engine, const ts_scenario *s
         return true;
     case TS_EVENT_EDIT:
     case TS_EVENT_FORK:
-        ts_error_set(err, "events[%llu]: an %s is an action of the universal tier (op resume, SPEC 6.4); the reference "
+        ts_error_set(err, TS_ERR_INPUT, "events[%llu]: an %s is an action of the universal tier (op resume, SPEC 6.4); the reference "
                      "profile's edit is {\"branch\": K, \"text\": ...}", (unsigned long long)next,
                      ev->kind == TS_EVENT_EDIT ? "edit" : "fork");
         return false;
     }
-    ts_error_set(err, "event %llu has an unknown kind", (unsigned long long)next);
+    ts_error_set(err, TS_ERR_INPUT, "event %llu has an unknown kind", (unsigned long long)next);
     return false;
 }
 
@@ -112,7 +112,7 @@ bool ts_engine_drive(ts_store *store, const ts_scenario *scenario, const ts_engi
         }
         uint64_t next = ts_engine_journal(engine)->events_applied;
         if (next > scenario->event_count) { /* never skip events without a word */
-            ts_error_set(err,
+            ts_error_set(err, TS_ERR_INPUT,
                          "the journal has applied %llu events, but the scenario has %zu: it is another scenario's "
                          "journal, or a damaged one",
                          (unsigned long long)next, scenario->event_count);

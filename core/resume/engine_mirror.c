@@ -10,7 +10,7 @@
 #include "core/resume/engine_internal.h"
 
 static bool oom(ts_error *err) {
-    ts_error_set(err, "out of memory");
+    ts_error_set(err, TS_ERR_NOMEM, "out of memory");
     return false;
 }
 
@@ -142,7 +142,7 @@ bool ts_engine_mirror_commit(ts_engine *e, const ts_commit *commit, ts_error *er
         if (!new_tasks[i]) continue;
         const ts_task *t = ts_journal_find_task(&e->journal, commit->tasks[i].id);
         if (TS_NEVER(!t)) { /* applied just now */
-            ts_error_set(err, "the mirror lost task %s", commit->tasks[i].id);
+            ts_error_set(err, TS_ERR_INPUT, "the mirror lost task %s", commit->tasks[i].id);
             ok = false;
             break;
         }
@@ -165,7 +165,8 @@ bool ts_engine_note_completion(ts_engine *e, const ts_task *task, uint64_t event
     ts_task *t = ts_journal_find_task(&e->journal, task->id);
     ts_json result; /* the driver completes only tasks the engine names as pending */
     if (TS_NEVER(!t) || !ts_json_clone(&e->arena, &task->result, &result)) {
-        ts_error_set(err, t ? "out of memory" : "the engine does not know task %s", task->id);
+        if (t) ts_error_set(err, TS_ERR_NOMEM, "out of memory");
+        else ts_error_set(err, TS_ERR_INPUT, "the engine does not know task %s", task->id);
         return false;
     }
     if (t->status == TS_TASK_PENDING) forget_pending(e, (size_t)(t - e->journal.tasks));

@@ -317,24 +317,24 @@ bool ts_journal_path(const ts_journal *journal, const char *leaf_id, ts_arena *a
     size_t depth = 0;
     const ts_entry *leaf = leaf_id[0] ? ts_journal_find_entry(journal, leaf_id) : NULL;
     if (leaf_id[0] && !leaf) {
-        ts_error_set(err, "entry %s is on the visible path but not in the journal", leaf_id);
+        ts_error_set(err, TS_ERR_INPUT, "entry %s is on the visible path but not in the journal", leaf_id);
         return false;
     }
     for (const ts_entry *entry = leaf; entry;) {
         if (++depth > journal->entry_count) {
-            ts_error_set(err, "the parents of entry %s form a cycle", leaf_id);
+            ts_error_set(err, TS_ERR_INPUT, "the parents of entry %s form a cycle", leaf_id);
             return false;
         }
         const ts_entry *parent = parent_of(journal, entry);
         if (entry->parent_id[0] && !parent) {
-            ts_error_set(err, "entry %s is on the visible path but not in the journal", entry->parent_id);
+            ts_error_set(err, TS_ERR_INPUT, "entry %s is on the visible path but not in the journal", entry->parent_id);
             return false;
         }
         entry = parent;
     }
     const ts_entry **path = ts_arena_alloc(arena, (depth ? depth : 1) * sizeof *path);
     if (!path) {
-        ts_error_set(err, "out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory");
         return false;
     }
     size_t i = depth;
@@ -369,7 +369,7 @@ bool ts_llm_message_canon(ts_buf *out, ts_str role, const ts_json *content, ts_s
     ts_buf_append_str(out, ",\"timestamp\":");
     if (!ts_canon_write(out, &timestamp_value, err)) return false;
     ts_buf_append_char(out, '}');
-    if (out->failed) ts_error_set(err, "out of memory");
+    if (out->failed) ts_error_set(err, TS_ERR_NOMEM, "out of memory");
     return !out->failed;
 }
 
@@ -384,7 +384,7 @@ bool ts_journal_llm_input(const ts_journal *journal, const char *leaf, ts_arena 
     ts_json_builder_init(&b, arena);
     ts_json_builder_add(&b, "messages", (ts_json){TS_JSON_ARRAY, {.a = {messages, count}}});
     if (!ok || !ts_json_builder_finish(&b, out)) {
-        ts_error_set(err, "out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory");
         return false;
     }
     return true;
@@ -403,7 +403,7 @@ bool ts_task_input_text(const ts_journal *journal, const ts_task *task, ts_arena
     bool ok = ts_canon_write(&text, &input, err);
     *out = ok ? ts_str_dup(arena, (ts_str){text.data ? text.data : "", text.len}) : (ts_str){NULL, 0};
     ts_buf_free(&text);
-    if (ok && !out->ptr) ts_error_set(err, "out of memory");
+    if (ok && !out->ptr) ts_error_set(err, TS_ERR_NOMEM, "out of memory");
     return ok && out->ptr;
 }
 

@@ -40,7 +40,7 @@ bool ts_task_to_json(const ts_journal *journal, const ts_task *task, ts_arena *a
     ts_json_builder_add(&b, "status", ts_json_make_string(ts_str_from(ts_task_status_name(task->status))));
     ts_json_builder_add(&b, "result", task->result);
     if (!ts_json_builder_finish(&b, out)) {
-        ts_error_set(err, "out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory");
         return false;
     }
     return true;
@@ -59,9 +59,9 @@ bool ts_checkpoint_to_json(const ts_checkpoint *checkpoint, ts_arena *arena, ts_
     return ts_json_builder_finish(&b, out);
 }
 
-static bool fail_at(ts_error *err, const char *path, const char *field, const char *what) {
+static bool fail_at(ts_error *err, ts_error_code code, const char *path, const char *field, const char *what) {
     snprintf(err->path, sizeof err->path, "%s%s%s", path, path[0] && field[0] ? "." : "", field);
-    ts_error_set(err, "%s", what);
+    ts_error_set(err, code, "%s", what);
     return false;
 }
 
@@ -70,25 +70,25 @@ static bool uuid_member(const ts_json *object, const char *field, bool allow_non
                         const char *path, ts_error *err) {
     const ts_json *v = ts_json_get(object, field);
     out[0] = '\0';
-    if (!v || v->kind == TS_JSON_NULL) return allow_none || fail_at(err, path, field, "a UUID is required");
+    if (!v || v->kind == TS_JSON_NULL) return allow_none || fail_at(err, TS_ERR_INPUT, path, field, "a UUID is required");
     if (v->kind != TS_JSON_STRING || v->u.s.len != 36 || memchr(v->u.s.ptr, '\0', 36))
-        return fail_at(err, path, field, "must be a canonical UUID string");
+        return fail_at(err, TS_ERR_INPUT, path, field, "must be a canonical UUID string");
     memcpy(out, v->u.s.ptr, 36);
     out[36] = '\0';
-    if (!ts_uuid_text_valid(out)) return fail_at(err, path, field, "must be a canonical UUID (8-4-4-4-12 lowercase hex)");
+    if (!ts_uuid_text_valid(out)) return fail_at(err, TS_ERR_INPUT, path, field, "must be a canonical UUID (8-4-4-4-12 lowercase hex)");
     return true;
 }
 
 static bool string_member(const ts_json *object, const char *field, ts_str *out, const char *path, ts_error *err) {
     const ts_json *v = ts_json_get(object, field);
-    if (!v || v->kind != TS_JSON_STRING) return fail_at(err, path, field, "must be a string");
+    if (!v || v->kind != TS_JSON_STRING) return fail_at(err, TS_ERR_INPUT, path, field, "must be a string");
     *out = v->u.s;
     return true;
 }
 
 static bool count_member(const ts_json *object, const char *field, uint64_t *out, const char *path, ts_error *err) {
     const ts_json *v = ts_json_get(object, field);
-    if (!v || v->kind != TS_JSON_INT || v->u.i < 0) return fail_at(err, path, field, "must be a non-negative integer");
+    if (!v || v->kind != TS_JSON_INT || v->u.i < 0) return fail_at(err, TS_ERR_INPUT, path, field, "must be a non-negative integer");
     *out = (uint64_t)v->u.i;
     return true;
 }
@@ -96,15 +96,15 @@ static bool count_member(const ts_json *object, const char *field, uint64_t *out
 bool ts_entry_from_json(const ts_json *value, ts_arena *arena, ts_entry *out, const char *path, ts_error *err) {
     (void)arena;
     memset(out, 0, sizeof *out);
-    if (value->kind != TS_JSON_OBJECT) return fail_at(err, path, "", "an entry must be an object");
+    if (value->kind != TS_JSON_OBJECT) return fail_at(err, TS_ERR_INPUT, path, "", "an entry must be an object");
     ts_str role;
     if (!uuid_member(value, "entryId", false, out->id, path, err) ||
         !uuid_member(value, "parentId", true, out->parent_id, path, err) ||
         !string_member(value, "role", &role, path, err) || !string_member(value, "timestamp", &out->timestamp, path, err))
         return false;
-    if (!ts_entry_role_parse(role, &out->role)) return fail_at(err, path, "role", "must be user, assistant or tool");
+    if (!ts_entry_role_parse(role, &out->role)) return fail_at(err, TS_ERR_INPUT, path, "role", "must be user, assistant or tool");
     const ts_json *content = ts_json_get(value, "content");
-    if (!content || content->kind != TS_JSON_OBJECT) return fail_at(err, path, "content", "must be an object");
+    if (!content || content->kind != TS_JSON_OBJECT) return fail_at(err, TS_ERR_INPUT, path, "content", "must be an object");
     out->content = *content;
     return true;
 }
@@ -112,17 +112,17 @@ bool ts_entry_from_json(const ts_json *value, ts_arena *arena, ts_entry *out, co
 bool ts_task_from_json(const ts_json *value, ts_arena *arena, ts_task *out, const char *path, ts_error *err) {
     (void)arena;
     memset(out, 0, sizeof *out);
-    if (value->kind != TS_JSON_OBJECT) return fail_at(err, path, "", "a task must be an object");
+    if (value->kind != TS_JSON_OBJECT) return fail_at(err, TS_ERR_INPUT, path, "", "a task must be an object");
     ts_str key, status;
     if (!uuid_member(value, "taskId", false, out->id, path, err) || !string_member(value, "key", &key, path, err) ||
         !string_member(value, "kind", &out->kind, path, err) || !string_member(value, "input", &out->input, path, err) ||
         !string_member(value, "status", &status, path, err))
         return false;
-    if (key.len != 37 || strncmp(key.ptr, "task:", 5) != 0) return fail_at(err, path, "key", "must be task: and 32 hex digits");
+    if (key.len != 37 || strncmp(key.ptr, "task:", 5) != 0) return fail_at(err, TS_ERR_INPUT, path, "key", "must be task: and 32 hex digits");
     memcpy(out->key, key.ptr, key.len);
     out->key[key.len] = '\0';
     if (!ts_task_status_parse(status, &out->status))
-        return fail_at(err, path, "status", "must be pending, completed or failed");
+        return fail_at(err, TS_ERR_INPUT, path, "status", "must be pending, completed or failed");
     const ts_json *result = ts_json_get(value, "result");
     out->result = result ? *result : ts_json_make_null();
     return true;
@@ -132,13 +132,13 @@ bool ts_checkpoint_from_json(const ts_json *value, ts_arena *arena, ts_checkpoin
                              ts_error *err) {
     (void)arena;
     memset(out, 0, sizeof *out);
-    if (value->kind != TS_JSON_OBJECT) return fail_at(err, path, "", "a checkpoint must be an object");
+    if (value->kind != TS_JSON_OBJECT) return fail_at(err, TS_ERR_INPUT, path, "", "a checkpoint must be an object");
     if (!count_member(value, "sequence", &out->sequence, path, err) ||
         !uuid_member(value, "leafId", true, out->leaf_id, path, err) ||
         !count_member(value, "signalsConsumed", &out->signals_consumed, path, err))
         return false;
     const ts_json *state = ts_json_get(value, "state");
-    if (!state || state->kind != TS_JSON_OBJECT) return fail_at(err, path, "state", "must be an object");
+    if (!state || state->kind != TS_JSON_OBJECT) return fail_at(err, TS_ERR_INPUT, path, "state", "must be an object");
     out->state = *state;
     return true;
 }
@@ -151,7 +151,7 @@ bool ts_journal_to_json(const ts_journal *journal, ts_arena *arena, ts_json *out
         return false;
     size_t n = path_count + journal->entry_count + journal->task_count + 3;
     ts_json *items = ts_arena_alloc(arena, n * sizeof *items);
-    if (!items) return fail_at(err, "", "", "out of memory");
+    if (!items) return fail_at(err, TS_ERR_NOMEM, "", "", "out of memory");
     ts_json *transcript = items, *entries = transcript + path_count, *tasks = entries + journal->entry_count;
     bool ok = true;
     for (size_t i = 0; i < path_count; i++) ok = ok && ts_entry_to_json(path[i], arena, &transcript[i]);
@@ -169,35 +169,35 @@ bool ts_journal_to_json(const ts_journal *journal, ts_arena *arena, ts_json *out
     ts_json_builder_add(&b, "signals", (ts_json){TS_JSON_ARRAY, {.a = {journal->signals, journal->signal_count}}});
     ts_json_builder_add(&b, "checkpoint", checkpoint);
     ts_json_builder_add(&b, "eventsApplied", ts_json_make_int((int64_t)journal->events_applied));
-    if (!ok || !ts_json_builder_finish(&b, out)) return fail_at(err, "", "", "out of memory");
+    if (!ok || !ts_json_builder_finish(&b, out)) return fail_at(err, TS_ERR_NOMEM, "", "", "out of memory");
     return true;
 }
 
 bool ts_journal_from_json(const ts_json *value, ts_arena *arena, ts_journal *out, ts_error *err) {
-    if (value->kind != TS_JSON_OBJECT) return fail_at(err, "", "", "a journal must be an object");
+    if (value->kind != TS_JSON_OBJECT) return fail_at(err, TS_ERR_INPUT, "", "", "a journal must be an object");
     if (!uuid_member(value, "executionId", true, out->execution_id, "", err)) return false;
     const ts_json *entries = ts_json_get(value, "entries"), *tasks = ts_json_get(value, "tasks");
     const ts_json *signals = ts_json_get(value, "signals"), *checkpoint = ts_json_get(value, "checkpoint");
-    if (!entries || entries->kind != TS_JSON_ARRAY) return fail_at(err, "", "entries", "must be an array");
-    if (!tasks || tasks->kind != TS_JSON_ARRAY) return fail_at(err, "", "tasks", "must be an array");
-    if (!signals || signals->kind != TS_JSON_ARRAY) return fail_at(err, "", "signals", "must be an array");
+    if (!entries || entries->kind != TS_JSON_ARRAY) return fail_at(err, TS_ERR_INPUT, "", "entries", "must be an array");
+    if (!tasks || tasks->kind != TS_JSON_ARRAY) return fail_at(err, TS_ERR_INPUT, "", "tasks", "must be an array");
+    if (!signals || signals->kind != TS_JSON_ARRAY) return fail_at(err, TS_ERR_INPUT, "", "signals", "must be an array");
     char path[64];
     for (size_t i = 0; i < entries->u.a.count; i++) {
         ts_entry entry;
         snprintf(path, sizeof path, "entries[%zu]", i);
         if (!ts_entry_from_json(&entries->u.a.items[i], arena, &entry, path, err)) return false;
-        if (ts_journal_find_entry(out, entry.id)) return fail_at(err, path, "entryId", "appears twice");
-        if (!ts_journal_add_entry(out, arena, &entry)) return fail_at(err, path, "", "out of memory");
+        if (ts_journal_find_entry(out, entry.id)) return fail_at(err, TS_ERR_INPUT, path, "entryId", "appears twice");
+        if (!ts_journal_add_entry(out, arena, &entry)) return fail_at(err, TS_ERR_NOMEM, path, "", "out of memory");
     }
     for (size_t i = 0; i < tasks->u.a.count; i++) {
         ts_task task;
         snprintf(path, sizeof path, "tasks[%zu]", i);
         if (!ts_task_from_json(&tasks->u.a.items[i], arena, &task, path, err)) return false;
-        if (ts_journal_find_task(out, task.id)) return fail_at(err, path, "taskId", "appears twice");
-        if (!ts_journal_add_task(out, arena, &task)) return fail_at(err, path, "", "out of memory");
+        if (ts_journal_find_task(out, task.id)) return fail_at(err, TS_ERR_INPUT, path, "taskId", "appears twice");
+        if (!ts_journal_add_task(out, arena, &task)) return fail_at(err, TS_ERR_NOMEM, path, "", "out of memory");
     }
     for (size_t i = 0; i < signals->u.a.count; i++)
-        if (!ts_journal_add_signal(out, arena, &signals->u.a.items[i])) return fail_at(err, "", "signals", "out of memory");
+        if (!ts_journal_add_signal(out, arena, &signals->u.a.items[i])) return fail_at(err, TS_ERR_NOMEM, "", "signals", "out of memory");
     if (checkpoint && checkpoint->kind != TS_JSON_NULL) {
         if (!ts_checkpoint_from_json(checkpoint, arena, &out->checkpoint, "checkpoint", err)) return false;
         out->has_checkpoint = true;
@@ -217,13 +217,13 @@ typedef bool (*item_fn)(const ts_journal *journal, size_t i, const ts_entry *con
 static bool transcript_item(const ts_journal *j, size_t i, const ts_entry *const *path, ts_arena *arena, ts_json *out,
                             ts_error *err) {
     (void)j;
-    return ts_entry_to_json(path[i], arena, out) || fail_at(err, "", "", "out of memory");
+    return ts_entry_to_json(path[i], arena, out) || fail_at(err, TS_ERR_NOMEM, "", "", "out of memory");
 }
 
 static bool entry_item(const ts_journal *j, size_t i, const ts_entry *const *path, ts_arena *arena, ts_json *out,
                        ts_error *err) {
     (void)path;
-    return ts_entry_to_json(&j->entries[i], arena, out) || fail_at(err, "", "", "out of memory");
+    return ts_entry_to_json(&j->entries[i], arena, out) || fail_at(err, TS_ERR_NOMEM, "", "", "out of memory");
 }
 
 static bool task_item(const ts_journal *j, size_t i, const ts_entry *const *path, ts_arena *arena, ts_json *out,
@@ -241,7 +241,7 @@ typedef struct streamer {
 
 static bool emit_bytes(streamer *w, const char *data, size_t len, ts_error *err) {
     if (len == 0 || w->emit(w->context, data, len)) return true;
-    return fail_at(err, "", "", "cannot write the journal");
+    return fail_at(err, TS_ERR_INPUT, "", "", "cannot write the journal");
 }
 
 /* Writes the array at depth 1 of the form, as the codec would (pretty: each item on its own
@@ -271,8 +271,8 @@ static bool stream_array(streamer *w, const ts_journal *j, size_t count, item_fn
             ok = ts_codec_write(&w->text, &value, TS_WRITE_COMPACT);
         }
         ts_arena_free(&arena);
-        if (ok && w->text.failed) ok = fail_at(err, "", "", "out of memory");
-        else if (!ok && !err->message[0]) fail_at(err, "", "", "a value cannot be written as JSON");
+        if (ok && w->text.failed) ok = fail_at(err, TS_ERR_NOMEM, "", "", "out of memory");
+        else if (!ok && !err->message[0]) fail_at(err, TS_ERR_INPUT, "", "", "a value cannot be written as JSON");
         if (!ok || !emit_bytes(w, w->text.data, w->text.len, err)) return false;
     }
     if (count && pretty && !emit_bytes(w, "\n  ", 3, err)) return false;
@@ -308,7 +308,7 @@ bool ts_journal_write_json(const ts_journal *j, ts_write_style style, ts_journal
     ts_buf text;
     ts_buf_init(&text);
     if (ok && !(ts_json_builder_finish(&b, &skeleton) && ts_codec_write(&text, &skeleton, style)))
-        ok = fail_at(err, "", "", "out of memory, or a value that cannot be written as JSON");
+        ok = fail_at(err, TS_ERR_NOMEM, "", "", "out of memory, or a value that cannot be written as JSON");
     static const item_fn items[3] = {transcript_item, entry_item, task_item};
     size_t counts[3] = {path_count, j->entry_count, j->task_count};
     size_t at = 0;
@@ -321,7 +321,7 @@ bool ts_journal_write_json(const ts_journal *j, ts_write_style style, ts_journal
              stream_array(&w, j, counts[k], items[k], path, err);
         if (found) at = (size_t)(found - text.data) + holder.len;
         ts_buf_free(&holder);
-        if (!found && !err->message[0]) fail_at(err, "", "", "out of memory");
+        if (!found && !err->message[0]) fail_at(err, TS_ERR_NOMEM, "", "", "out of memory");
     }
     ok = ok && emit_bytes(&w, text.data + at, text.len - at, err);
     ts_buf_free(&text);

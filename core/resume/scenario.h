@@ -129,6 +129,21 @@ typedef struct ts_scenario_action {
 bool ts_scenario_actions(const ts_scenario *scenario, ts_arena *arena, ts_scenario_action **out, size_t *count,
                          ts_error *err);
 
+/* Whether the scenario plays as a resume case (PROTOCOL.md `resume`) the same way for every
+ * engine: no branch event (the reference profile's edit; resume cases edit and fork instead);
+ * each complete event completes a call that is pending then, or one an edit or fork abandoned
+ * while it was pending, and no async call the same answer asked for earlier still is pending (an
+ * engine may run one answer's calls one at a time); no edit of a user message that arrived behind
+ * an assistant message's tool calls (where the branch begins is the engine's choice); SPEC §6.1's
+ * loop (the model answers until an answer asks for nothing or leaves a call pending; a user
+ * message that arrives while a call is pending waits for it) never needs more model answers than
+ * llm holds; and in a case that edits or forks, user texts, the answers used and call ids are
+ * distinct (items are followed across branches by their content). The certifier's suite refuses
+ * any other scenario as a resume case. false with err ("events[3]: ...", "llm: ...",
+ * "actions ...", or out of memory) when not; scratch memory in arena. The judge derives the same
+ * from its own simulation (conformance/checkers' resume expectation), independently. */
+bool ts_scenario_check_resume(const ts_scenario *scenario, ts_arena *arena, ts_error *err);
+
 /* The timestamp of the n-th entry ever created (0-based): clock.start + n * stepMs (start cut
  * to 100 ns, the precision written), written
  * "YYYY-MM-DDThh:mm:ss.fffffff+00:00" (the form .NET writes). Without a clock, the wall clock.

@@ -44,7 +44,7 @@ static uint32_t crc32_of(const void *data, size_t len) {
 }
 
 static bool failed(ts_error *err, const file_store *s, const char *what, const char *file) {
-    ts_error_set(err, "%s %s/%s: %s", what, s->dir, file, strerror(errno));
+    ts_error_set(err, TS_ERR_IO, "%s %s/%s: %s", what, s->dir, file, strerror(errno));
     return false;
 }
 
@@ -86,7 +86,7 @@ static bool persist(file_store *s, ts_error *err) {
     off_t at = size_of(s->dat), line_at = size_of(s->idx);
     char line[LINE_LEN + 1];
     if (ok && (record.failed || record.len > MAX_RECORD || at < 0 || line_at < 0)) {
-        ts_error_set(err, "cannot make a record of the journal (out of memory, or larger than 1 GiB)");
+        ts_error_set(err, TS_ERR_NOMEM, "cannot make a record of the journal (out of memory, or larger than 1 GiB)");
         ok = false;
     }
     if (ok) snprintf(line, sizeof line, "%016" PRIx64 " %08" PRIx32 " %08" PRIx32 "\n", (uint64_t)at, (uint32_t)record.len,
@@ -128,7 +128,7 @@ static bool load(file_store *s, ts_error *err) {
     off_t idx_size = size_of(s->idx);
     char header[HEADER_LEN];
     if (idx_size < HEADER_LEN || !read_exactly(s->idx, header, HEADER_LEN, 0) || memcmp(header, HEADER, HEADER_LEN) != 0) {
-        ts_error_set(err, "%s/journal.idx: not a turnstile journal index", s->dir);
+        ts_error_set(err, TS_ERR_INPUT, "%s/journal.idx: not a turnstile journal index", s->dir);
         return false;
     }
     off_t lines = (idx_size - HEADER_LEN) / LINE_LEN, whole = HEADER_LEN + lines * LINE_LEN;
@@ -140,18 +140,18 @@ static bool load(file_store *s, ts_error *err) {
     uint32_t len, crc;
     if (!read_exactly(s->idx, line, LINE_LEN, whole - LINE_LEN) ||
         sscanf(line, "%16" SCNx64 " %8" SCNx32 " %8" SCNx32, &offset, &len, &crc) != 3 || len > MAX_RECORD) {
-        ts_error_set(err, "%s/journal.idx: line %lld is damaged", s->dir, (long long)lines + 1);
+        ts_error_set(err, TS_ERR_INPUT, "%s/journal.idx: line %lld is damaged", s->dir, (long long)lines + 1);
         return false;
     }
     char *record = malloc(len ? len : 1);
     bool ok = record != NULL;
     if (ok && !read_exactly(s->dat, record, len, (off_t)offset)) {
-        ts_error_set(err, "%s/journal.dat: the record at byte %" PRIu64 " (%" PRIu32 " bytes) that journal.idx line %lld names is not there",
+        ts_error_set(err, TS_ERR_INPUT, "%s/journal.dat: the record at byte %" PRIu64 " (%" PRIu32 " bytes) that journal.idx line %lld names is not there",
                      s->dir, offset, len, (long long)lines + 1);
         ok = false;
     }
     if (ok && !s->options.unchecked_group_sync && crc32_of(record, len) != crc) {
-        ts_error_set(err, "%s/journal.dat: the record at byte %" PRIu64 " does not match its CRC in journal.idx line %lld",
+        ts_error_set(err, TS_ERR_INPUT, "%s/journal.dat: the record at byte %" PRIu64 " does not match its CRC in journal.idx line %lld",
                      s->dir, offset, (long long)lines + 1);
         ok = false;
     }
@@ -188,7 +188,7 @@ static bool create(file_store *s, const char *dat_path, const char *idx_path, ts
 
 static bool usable(file_store *s, ts_error *err) {
     if (!s->broken) return true;
-    ts_error_set(err, "%s: a write call could not be made durable; reopen the store", s->dir);
+    ts_error_set(err, TS_ERR_IO, "%s: a write call could not be made durable; reopen the store", s->dir);
     return false;
 }
 
@@ -252,7 +252,7 @@ ts_store *ts_file_store_open(const char *dir, const ts_file_store_options *optio
     file_store *s = calloc(1, sizeof *s);
     if (!s || !(s->memory = ts_memory_store_new())) {
         free(s);
-        ts_error_set(err, "out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory");
         return NULL;
     }
     s->base.vtable = &file_vtable;

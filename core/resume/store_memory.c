@@ -18,12 +18,12 @@ static memory_store *self_of(ts_store *store) { return (memory_store *)store; }
 /* Counts a write call; true when this one must fail (or the store is broken). */
 static bool injected_failure(memory_store *s, ts_error *err) {
     if (s->broken) {
-        ts_error_set(err, "the store ran out of memory in the middle of a commit; reopen it");
+        ts_error_set(err, TS_ERR_NOMEM, "the store ran out of memory in the middle of a commit; reopen it");
         return true;
     }
     s->writes++;
     if (s->fail_at && s->writes == s->fail_at) {
-        ts_error_set(err, "injected I/O error at write %llu", (unsigned long long)s->writes);
+        ts_error_set(err, TS_ERR_IO, "injected I/O error at write %llu", (unsigned long long)s->writes);
         return true;
     }
     return false;
@@ -32,12 +32,12 @@ static bool injected_failure(memory_store *s, ts_error *err) {
 static bool memory_load(ts_store *store, ts_arena *arena, ts_journal *out, ts_error *err) {
     if (self_of(store)->broken) {
         ts_journal_init(out);
-        ts_error_set(err, "the store ran out of memory in the middle of a commit; reopen it");
+        ts_error_set(err, TS_ERR_NOMEM, "the store ran out of memory in the middle of a commit; reopen it");
         return false;
     }
     ts_journal_init(out);
     if (ts_journal_copy(&self_of(store)->journal, arena, out)) return true;
-    ts_error_set(err, "out of memory while loading the journal");
+    ts_error_set(err, TS_ERR_NOMEM, "out of memory while loading the journal");
     return false;
 }
 
@@ -55,7 +55,7 @@ static bool memory_commit(ts_store *store, const ts_commit *commit, ts_error *er
     memory_store *s = self_of(store);
     bool *fresh = calloc(commit->entry_count + commit->task_count + 1, sizeof *fresh);
     if (!fresh) {
-        ts_error_set(err, "out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory");
         return false;
     }
     bool ok = ts_commit_check(&s->journal, commit, fresh, fresh + commit->entry_count, err) &&
@@ -72,7 +72,7 @@ static bool memory_deliver_signal(ts_store *store, const ts_json *signal, uint64
     memory_store *s = self_of(store);
     if (!ts_journal_check_event(&s->journal, events_applied, err) || injected_failure(s, err)) return false;
     if (!ts_journal_add_signal(&s->journal, &s->arena, signal)) {
-        ts_error_set(err, "out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory");
         return false;
     }
     s->journal.events_applied = events_applied;
@@ -88,7 +88,7 @@ static bool memory_complete_task(ts_store *store, const ts_task *task, uint64_t 
     ts_json result;
     if (injected_failure(s, err)) return false;
     if (!ts_json_clone(&s->arena, &task->result, &result)) {
-        ts_error_set(err, "out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory");
         return false;
     }
     existing->status = task->status;
@@ -144,7 +144,7 @@ bool ts_memory_store_replace(ts_store *store, const ts_json *journal_json, ts_er
     ts_json copy; /* the journal borrows strings from the value: it lives in the store's arena */
     if (!ts_json_clone(&arena, journal_json, &copy)) {
         ts_arena_free(&arena);
-        ts_error_set(err, "out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory");
         return false;
     }
     if (!ts_journal_from_json(&copy, &arena, &journal, err)) {

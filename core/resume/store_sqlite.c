@@ -16,7 +16,7 @@
 static sqlite_store *self_of(ts_store *store) { return (sqlite_store *)store; }
 
 bool ts_sqlite_failed(sqlite_store *s, ts_error *err, const char *op, const char *what, int rc) {
-    ts_error_set(err, "%s: %s: %s (SQLite error %d)", op, what, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc),
+    ts_error_set(err, TS_ERR_IO, "%s: %s: %s (SQLite error %d)", op, what, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc),
                  rc);
     return false;
 }
@@ -31,7 +31,7 @@ static bool run(sqlite_store *s, statement_id id, const char *op, const char *wh
     }
     if (rc == SQLITE_ROW) {
         sqlite3_reset(st);
-        ts_error_set(err, "%s: %s: the statement returned a row", op, what);
+        ts_error_set(err, TS_ERR_IO, "%s: %s: the statement returned a row", op, what);
         return false;
     }
     ts_sqlite_failed(s, err, op, what, rc); /* before the reset, which may replace the message */
@@ -49,7 +49,7 @@ static int bind_cstr(sqlite3_stmt *st, int index, const char *text) { return bin
 /* Checks a count before it is stored: at most TS_JOURNAL_MAX_COUNT (journal.h). */
 static bool fits_count(uint64_t value, const char *op, const char *what, ts_error *err) {
     if (value <= TS_JOURNAL_MAX_COUNT) return true;
-    ts_error_set(err, "%s: %s %" PRIu64 " is larger than the store can hold (%llu)", op, what, value,
+    ts_error_set(err, TS_ERR_INPUT, "%s: %s %" PRIu64 " is larger than the store can hold (%llu)", op, what, value,
                  (unsigned long long)TS_JOURNAL_MAX_COUNT);
     return false;
 }
@@ -62,12 +62,12 @@ static bool json_text(sqlite_store *s, ts_buf *out, const ts_json *value, const 
     (void)s;
     const char *why = ts_sqlite_unloadable(value);
     if (why) {
-        ts_error_set(err, "%s: %s: the value's JSON would not load again (%s); nothing was stored", op, what, why);
+        ts_error_set(err, TS_ERR_INPUT, "%s: %s: the value's JSON would not load again (%s); nothing was stored", op, what, why);
         return false;
     }
     ts_buf_reset(out);
     if (!ts_codec_write(out, value, TS_WRITE_COMPACT) || !out->data) {
-        ts_error_set(err, "%s: %s: the value cannot be written as JSON (a number that is not finite, or out of memory)",
+        ts_error_set(err, TS_ERR_NOMEM, "%s: %s: the value cannot be written as JSON (a number that is not finite, or out of memory)",
                      op, what);
         return false;
     }
@@ -139,7 +139,7 @@ static bool abort_transaction(sqlite_store *s, const char *op, ts_error *err) {
 
 static bool refuse_if_unusable(sqlite_store *s, const char *op, ts_error *err) {
     if (!s->unusable[0]) return false;
-    ts_error_set(err, "%s: refused: an earlier %s", op, s->unusable);
+    ts_error_set(err, TS_ERR_REFUSED, "%s: refused: an earlier %s", op, s->unusable);
     return true;
 }
 
@@ -147,7 +147,7 @@ static bool refuse_if_unusable(sqlite_store *s, const char *op, ts_error *err) {
 static bool write_begin(sqlite_store *s, const char *op, ts_error *err) {
     if (refuse_if_unusable(s, op, err)) return false;
     if (s->read_only) {
-        ts_error_set(err, "%s: refused: the store is open read-only", op);
+        ts_error_set(err, TS_ERR_REFUSED, "%s: refused: the store is open read-only", op);
         return false;
     }
     if (!run(s, ST_BEGIN_WRITE, op, "BEGIN IMMEDIATE", err) || !refresh_mirror(s, op, err))
@@ -165,7 +165,7 @@ static bool write_end_unchanged(sqlite_store *s, const char *op, ts_error *err) 
     ts_error_clear(&rollback_err);
     if (run(s, ST_ROLLBACK, op, "ROLLBACK", &rollback_err)) return true;
     make_unusable(s, &rollback_err);
-    ts_error_set(err, "%s", s->unusable);
+    ts_error_set(err, TS_ERR_REFUSED, "%s", s->unusable);
     return false;
 }
 
@@ -306,7 +306,7 @@ static bool sqlite_commit(ts_store *store, const ts_commit *commit, ts_error *er
     sqlite_store *s = self_of(store);
     bool *fresh = calloc(commit->entry_count + commit->task_count + 1, sizeof *fresh);
     if (!fresh) {
-        ts_error_set(err, "commit: out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "commit: out of memory");
         return false;
     }
     bool *new_entries = fresh, *new_tasks = fresh + commit->entry_count;
@@ -408,7 +408,7 @@ static bool sqlite_load(ts_store *store, ts_arena *arena, ts_journal *out, ts_er
     if (!refresh_mirror(s, "load", err)) return abort_transaction(s, "load", err);
     if (!write_end_unchanged(s, "load", err)) return false;
     if (!ts_journal_copy(&s->mirror, arena, out)) {
-        ts_error_set(err, "load: out of memory while copying the journal");
+        ts_error_set(err, TS_ERR_NOMEM, "load: out of memory while copying the journal");
         return false;
     }
     return true;
@@ -468,16 +468,16 @@ ts_store *ts_sqlite_store_open(const char *path, const ts_sqlite_options *option
     const ts_sqlite_options *o = options ? options : &defaults;
     if (o->synchronous != TS_SQLITE_SYNC_FULL && o->synchronous != TS_SQLITE_SYNC_NORMAL &&
         o->synchronous != TS_SQLITE_SYNC_OFF) {
-        ts_error_set(err, "open %s: synchronous must be FULL, NORMAL or OFF", path);
+        ts_error_set(err, TS_ERR_INPUT, "open %s: synchronous must be FULL, NORMAL or OFF", path);
         return NULL;
     }
     if ((unsigned)o->owner > TS_SQLITE_OWNER_FAIL) {
-        ts_error_set(err, "open %s: owner must be SHARED, OWNER_WAIT or OWNER_FAIL", path);
+        ts_error_set(err, TS_ERR_INPUT, "open %s: owner must be SHARED, OWNER_WAIT or OWNER_FAIL", path);
         return NULL;
     }
     sqlite_store *s = calloc(1, sizeof *s);
     if (!s) {
-        ts_error_set(err, "open %s: out of memory", path);
+        ts_error_set(err, TS_ERR_NOMEM, "open %s: out of memory", path);
         return NULL;
     }
     s->base.vtable = &sqlite_vtable;
@@ -510,7 +510,7 @@ ts_store *ts_sqlite_store_open(const char *path, const ts_sqlite_options *option
         if (owner > 0) {
             char message[sizeof err->message];
             snprintf(message, sizeof message, "%s", err->message);
-            ts_error_set(err, "%s (a run, pid %d, owns it: it is being created; read it again later)", message, owner);
+            ts_error_set(err, TS_ERR_REFUSED, "%s (a run, pid %d, owns it: it is being created; read it again later)", message, owner);
         }
     } else if (ok) {
         ok = ts_sqlite_open_read_write(s, path, o, err) && ts_sqlite_same_file(s, path, &st, err) && first_read(s, err);

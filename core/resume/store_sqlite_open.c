@@ -96,7 +96,7 @@ static bool wait_for_owner(sqlite_store *s, const struct stat *st, double second
     for (;;) {
         if (flock(s->fd, LOCK_EX | LOCK_NB) == 0) return true;
         if (errno != EWOULDBLOCK && errno != EINTR) {
-            ts_error_set(err, "%s: cannot lock the journal: %s", s->open_op, strerror(errno));
+            ts_error_set(err, TS_ERR_IO, "%s: cannot lock the journal: %s", s->open_op, strerror(errno));
             return false;
         }
         double left = deadline - now_seconds();
@@ -106,7 +106,7 @@ static bool wait_for_owner(sqlite_store *s, const struct stat *st, double second
     }
     char owner[80];
     describe_owner(st, owner, sizeof owner);
-    ts_error_set(err, "%s: another process%s still owns this journal after %.3g s of waiting; nothing was read or "
+    ts_error_set(err, TS_ERR_REFUSED, "%s: another process%s still owns this journal after %.3g s of waiting; nothing was read or "
                       "written (wait longer: --wait-owner SECONDS)", s->open_op, owner, seconds);
     return false;
 }
@@ -118,30 +118,30 @@ bool ts_sqlite_open_file(sqlite_store *s, const char *path, const ts_sqlite_opti
     int flags = (s->read_only ? O_RDONLY : O_RDWR | O_CREAT) | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
     s->fd = open(path, flags, 0644);
     if (s->fd < 0 && errno == EISDIR) {
-        ts_error_set(err, "%s: a directory, not a regular file: a journal is a regular file", s->open_op);
+        ts_error_set(err, TS_ERR_INPUT, "%s: a directory, not a regular file: a journal is a regular file", s->open_op);
         return false;
     }
     if (s->fd < 0) {
-        ts_error_set(err, "%s: %s", s->open_op, errno == ENOENT && s->read_only ? "no such journal" : strerror(errno));
+        ts_error_set(err, TS_ERR_IO, "%s: %s", s->open_op, errno == ENOENT && s->read_only ? "no such journal" : strerror(errno));
         return false;
     }
     if (fstat(s->fd, st) != 0) {
-        ts_error_set(err, "%s: %s", s->open_op, strerror(errno));
+        ts_error_set(err, TS_ERR_IO, "%s: %s", s->open_op, strerror(errno));
         return false;
     }
     if (!S_ISREG(st->st_mode)) {
-        ts_error_set(err, "%s: %s, not a regular file: a journal is a regular file", s->open_op,
+        ts_error_set(err, TS_ERR_INPUT, "%s: %s, not a regular file: a journal is a regular file", s->open_op,
                      file_type_name(st->st_mode));
         return false;
     }
     if (s->read_only || o->owner == TS_SQLITE_SHARED) return true;
     if (flock(s->fd, LOCK_EX | LOCK_NB) == 0) return true;
     if (errno != EWOULDBLOCK) {
-        ts_error_set(err, "%s: cannot lock the journal: %s", s->open_op, strerror(errno));
+        ts_error_set(err, TS_ERR_IO, "%s: cannot lock the journal: %s", s->open_op, strerror(errno));
         return false;
     }
     if (o->owner == TS_SQLITE_OWNER_FAIL) {
-        ts_error_set(err, "%s: another process owns this journal (it is running an execution on it); nothing was "
+        ts_error_set(err, TS_ERR_REFUSED, "%s: another process owns this journal (it is running an execution on it); nothing was "
                           "read or written", s->open_op);
         return false;
     }
@@ -150,7 +150,7 @@ bool ts_sqlite_open_file(sqlite_store *s, const char *path, const ts_sqlite_opti
     int rc;
     while ((rc = flock(s->fd, LOCK_EX)) != 0 && errno == EINTR) {
     }
-    if (rc != 0) ts_error_set(err, "%s: cannot lock the journal: %s", s->open_op, strerror(errno));
+    if (rc != 0) ts_error_set(err, TS_ERR_IO, "%s: cannot lock the journal: %s", s->open_op, strerror(errno));
     return rc == 0;
 }
 
@@ -158,7 +158,7 @@ bool ts_sqlite_open_file(sqlite_store *s, const char *path, const ts_sqlite_opti
 bool ts_sqlite_same_file(sqlite_store *s, const char *path, const struct stat *st, ts_error *err) {
     struct stat now;
     if (stat(path, &now) == 0 && now.st_dev == st->st_dev && now.st_ino == st->st_ino) return true;
-    ts_error_set(err, "%s: the file was replaced while it was being opened", s->open_op);
+    ts_error_set(err, TS_ERR_IO, "%s: the file was replaced while it was being opened", s->open_op);
     return false;
 }
 
@@ -199,7 +199,7 @@ static bool set_wal_mode(sqlite_store *s, ts_error *err) {
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW) return false;
     if (strcmp(mode, "wal") != 0) {
-        ts_error_set(err, "%s: the journal needs WAL mode, SQLite gave journal_mode %s", s->open_op, mode);
+        ts_error_set(err, TS_ERR_INPUT, "%s: the journal needs WAL mode, SQLite gave journal_mode %s", s->open_op, mode);
         return false;
     }
     return true;
@@ -229,7 +229,7 @@ static bool bring_schema_up_to_date(sqlite_store *s, ts_error *err) {
 static bool connect_db(sqlite_store *s, const char *filename, int flags, const ts_sqlite_options *o, ts_error *err) {
     int rc = sqlite3_open_v2(filename, &s->db, flags | SQLITE_OPEN_NOMUTEX, o->vfs);
     if (rc != SQLITE_OK) {
-        ts_error_set(err, "%s: %s (SQLite error %d)", s->open_op, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc),
+        ts_error_set(err, TS_ERR_IO, "%s: %s (SQLite error %d)", s->open_op, s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc),
                      rc);
         return false;
     }
@@ -264,7 +264,7 @@ bool ts_sqlite_open_read_only(sqlite_store *s, const char *path, const ts_sqlite
                            bool *immutable, ts_error *err) {
     s->empty_file = before->st_size == 0;
     if (s->empty_file) {
-        ts_error_set(err, "%s: an empty file: no journal has been written to it yet", s->open_op);
+        ts_error_set(err, TS_ERR_INPUT, "%s: an empty file: no journal has been written to it yet", s->open_op);
         return false;
     }
     char uri[4400];
@@ -273,7 +273,7 @@ bool ts_sqlite_open_read_only(sqlite_store *s, const char *path, const ts_sqlite
     if (!connect_db(s, *immutable ? uri : path, flags, o, err)) return false;
     file_kind kind = ts_sqlite_classify(s, err);
     s->empty_file = kind == FILE_EMPTY; /* a run creating it has switched to WAL, its schema not yet committed */
-    if (s->empty_file) ts_error_set(err, "%s: an empty journal: a database without tables; no journal has been written to "
+    if (s->empty_file) ts_error_set(err, TS_ERR_INPUT, "%s: an empty journal: a database without tables; no journal has been written to "
                                          "it yet", s->open_op);
     return kind == FILE_TURNSTILE && ts_sqlite_prepare(s, err);
 }

@@ -22,7 +22,7 @@ static bool column_text(sqlite_store *s, sqlite3_stmt *st, int column, ts_arena 
     if (text && arena) {
         *out = ts_str_dup(arena, *out);
         if (!out->ptr) {
-            ts_error_set(err, "load: out of memory");
+            ts_error_set(err, TS_ERR_NOMEM, "load: out of memory");
             return false;
         }
     }
@@ -36,7 +36,7 @@ static bool column_uuid(sqlite_store *s, sqlite3_stmt *st, int column, char out[
     ts_str text;
     if (!column_text(s, st, column, NULL, &text, what, err)) return false;
     if (text.len != 0 && (text.len != TS_UUID_TEXT - 1 || memchr(text.ptr, '\0', text.len))) {
-        ts_error_set(err, "load: %s is not a UUID (%zu bytes)", what, text.len);
+        ts_error_set(err, TS_ERR_INPUT, "load: %s is not a UUID (%zu bytes)", what, text.len);
         return false;
     }
     if (text.len) memcpy(out, text.ptr, text.len);
@@ -50,11 +50,11 @@ static bool parse_json(ts_str text, ts_arena *arena, bool object_only, ts_json *
     ts_error parse_err;
     ts_error_clear(&parse_err);
     if (!text.ptr || !ts_codec_parse_any(arena, text.ptr, text.len, out, &parse_err)) {
-        ts_error_set(err, "load: %s is not JSON: %s", what, text.ptr ? parse_err.message : "NULL");
+        ts_error_set(err, TS_ERR_INPUT, "load: %s is not JSON: %s", what, text.ptr ? parse_err.message : "NULL");
         return false;
     }
     if (object_only && out->kind != TS_JSON_OBJECT) {
-        ts_error_set(err, "load: %s is not a JSON object", what);
+        ts_error_set(err, TS_ERR_INPUT, "load: %s is not a JSON object", what);
         return false;
     }
     return true;
@@ -68,7 +68,7 @@ static bool column_json(sqlite_store *s, sqlite3_stmt *st, int column, ts_arena 
 
 static bool column_count(sqlite3_stmt *st, int column, uint64_t *out, const char *what, ts_error *err) {
     if (sqlite3_column_type(st, column) != SQLITE_INTEGER || sqlite3_column_int64(st, column) < 0) {
-        ts_error_set(err, "load: %s is not a non-negative integer", what);
+        ts_error_set(err, TS_ERR_INPUT, "load: %s is not a non-negative integer", what);
         return false;
     }
     *out = (uint64_t)sqlite3_column_int64(st, column);
@@ -86,18 +86,18 @@ static bool rows_done(sqlite_store *s, sqlite3_stmt *st, int rc, const char *wha
 static bool row_refused(ts_error *err, const char *row) {
     char why[260];
     snprintf(why, sizeof why, "%.*s", (int)sizeof why - 1, err->message);
-    ts_error_set(err, "load: %s: %s", row, why);
+    ts_error_set(err, TS_ERR_INPUT, "load: %s: %s", row, why);
     return false;
 }
 
 static bool oom(ts_error *err) {
-    ts_error_set(err, "load: out of memory");
+    ts_error_set(err, TS_ERR_NOMEM, "load: out of memory");
     return false;
 }
 
 static bool check_execution_id(const ts_journal *out, ts_error *err) {
     if (!out->execution_id[0] || ts_uuid_text_valid(out->execution_id)) return true;
-    ts_error_set(err, "load: meta.execution_id \"%s\" is not a canonical UUID", out->execution_id);
+    ts_error_set(err, TS_ERR_INPUT, "load: meta.execution_id \"%s\" is not a canonical UUID", out->execution_id);
     return false;
 }
 
@@ -107,7 +107,7 @@ static bool check_execution_id(const ts_journal *out, ts_error *err) {
 static bool read_entry(sqlite_store *s, sqlite3_stmt *st, const int at[5], ts_arena *arena, ts_journal *out,
                        const char *what, ts_error *err) {
     if (!out->execution_id[0]) {
-        ts_error_set(err, "load: %s: an entry, but no execution id (meta.execution_id is empty)", what);
+        ts_error_set(err, TS_ERR_INPUT, "load: %s: an entry, but no execution id (meta.execution_id is empty)", what);
         return false;
     }
     ts_entry entry;
@@ -119,7 +119,7 @@ static bool read_entry(sqlite_store *s, sqlite3_stmt *st, const int at[5], ts_ar
         !column_text(s, st, at[4], arena, &entry.timestamp, what, err))
         return false;
     if (!entry.id[0] || !role.ptr || !ts_entry_role_parse(role, &entry.role) || !entry.timestamp.ptr) {
-        ts_error_set(err, "load: %s: needs an entry id, a role (user, assistant or tool) and a timestamp", what);
+        ts_error_set(err, TS_ERR_INPUT, "load: %s: needs an entry id, a role (user, assistant or tool) and a timestamp", what);
         return false;
     }
     if (!ts_entry_check(&entry, err)) return row_refused(err, what);
@@ -135,18 +135,18 @@ static bool read_outcome(sqlite_store *s, sqlite3_stmt *st, int status_at, int r
     if (!column_text(s, st, status_at, NULL, &status, what, err) || !column_uuid(s, st, holder_at, holder_id, what, err))
         return false;
     if (!status.ptr || !ts_task_status_parse(status, &task->status)) {
-        ts_error_set(err, "load: %s: needs a status (pending, completed or failed)", what);
+        ts_error_set(err, TS_ERR_INPUT, "load: %s: needs a status (pending, completed or failed)", what);
         return false;
     }
     bool inline_result = sqlite3_column_type(st, result_at) != SQLITE_NULL;
     if (inline_result == (holder_id[0] != '\0')) {
-        ts_error_set(err, "load: %s: needs exactly one of a result and the entry that holds it", what);
+        ts_error_set(err, TS_ERR_INPUT, "load: %s: needs exactly one of a result and the entry that holds it", what);
         return false;
     }
     if (inline_result) return column_json(s, st, result_at, arena, false, &task->result, what, err);
     const ts_entry *holder = ts_journal_find_entry(out, holder_id);
     if (!holder) {
-        ts_error_set(err, "load: %s: its result is the content of entry %s, which is not in the journal", what,
+        ts_error_set(err, TS_ERR_INPUT, "load: %s: its result is the content of entry %s, which is not in the journal", what,
                      holder_id);
         return false;
     }
@@ -158,7 +158,7 @@ static bool read_outcome(sqlite_store *s, sqlite3_stmt *st, int status_at, int r
 static bool read_task(sqlite_store *s, sqlite3_stmt *st, const int at[5], int status_at, int result_at, int holder_at,
                       ts_arena *arena, ts_journal *out, const char *what, ts_error *err) {
     if (!out->execution_id[0]) {
-        ts_error_set(err, "load: %s: a task, but no execution id (meta.execution_id is empty)", what);
+        ts_error_set(err, TS_ERR_INPUT, "load: %s: a task, but no execution id (meta.execution_id is empty)", what);
         return false;
     }
     ts_task task;
@@ -170,7 +170,7 @@ static bool read_task(sqlite_store *s, sqlite3_stmt *st, const int at[5], int st
         !column_uuid(s, st, at[4], task.input_leaf, what, err))
         return false;
     if (!task.id[0] || !key.ptr || key.len >= sizeof task.key || memchr(key.ptr, '\0', key.len) || !task.kind.ptr) {
-        ts_error_set(err, "load: %s: needs a task id, a key, a kind and a status", what);
+        ts_error_set(err, TS_ERR_INPUT, "load: %s: needs a task id, a key, a kind and a status", what);
         return false;
     }
     memcpy(task.key, key.ptr, key.len);
@@ -196,14 +196,14 @@ static bool read_result(sqlite_store *s, sqlite3_stmt *st, ts_arena *arena, ts_j
     if (!column_uuid(s, st, COL_ID, id, what, err)) return false;
     ts_task *task = ts_journal_find_task(out, id);
     if (!task || task->status != TS_TASK_PENDING) {
-        ts_error_set(err, "load: %s: completes task %s, which is %s", what, id[0] ? id : "(none)",
+        ts_error_set(err, TS_ERR_INPUT, "load: %s: completes task %s, which is %s", what, id[0] ? id : "(none)",
                      task ? ts_task_status_name(task->status) : "not in the journal");
         return false;
     }
     ts_task done = *task;
     if (!read_outcome(s, st, COL_STATUS, COL_RESULT, COL_HOLDER, arena, out, &done, what, err)) return false;
     if (done.status == TS_TASK_PENDING || !ts_task_check(out->execution_id, &done, err)) {
-        if (done.status == TS_TASK_PENDING) ts_error_set(err, "a completion must be completed or failed");
+        if (done.status == TS_TASK_PENDING) ts_error_set(err, TS_ERR_INPUT, "a completion must be completed or failed");
         return row_refused(err, what);
     }
     *task = done;
@@ -218,7 +218,7 @@ static bool read_row_tail(sqlite_store *s, sqlite3_stmt *st, log_state *state, t
         uint64_t events;
         if (!column_count(st, COL_EVENTS, &events, what, err)) return false;
         if (events <= state->events) {
-            ts_error_set(err, "load: %s: events %llu after %llu: the events applied only grow", what,
+            ts_error_set(err, TS_ERR_INPUT, "load: %s: events %llu after %llu: the events applied only grow", what,
                          (unsigned long long)events, (unsigned long long)state->events);
             return false;
         }
@@ -235,12 +235,12 @@ static bool read_row_tail(sqlite_store *s, sqlite3_stmt *st, log_state *state, t
         return false;
     uint64_t expected = state->has_checkpoint ? out->checkpoint.sequence + 1 : cp.sequence;
     if (cp.sequence != expected || cp.sequence < 1 || !text.ptr) {
-        ts_error_set(err, "load: %s: checkpoint sequence %llu after %llu, or no state: a commit is missing", what,
+        ts_error_set(err, TS_ERR_INPUT, "load: %s: checkpoint sequence %llu after %llu, or no state: a commit is missing", what,
                      (unsigned long long)cp.sequence, (unsigned long long)out->checkpoint.sequence);
         return false;
     }
     if (cp.leaf_id[0] && !ts_journal_find_entry(out, cp.leaf_id)) {
-        ts_error_set(err, "load: %s: checkpoint leaf %s is not an entry", what, cp.leaf_id);
+        ts_error_set(err, TS_ERR_INPUT, "load: %s: checkpoint leaf %s is not an entry", what, cp.leaf_id);
         return false;
     }
     ts_buf_reset(&s->text3);
@@ -291,13 +291,13 @@ static bool read_log(sqlite_store *s, ts_arena *arena, ts_journal *out, ts_error
                  (ts_journal_adopt_signal(out, arena, &signal) || oom(err));
         } else if (ts_str_eq_cstr(kind, "event")) {
             ok = sqlite3_column_type(st, COL_EVENTS) != SQLITE_NULL;
-            if (!ok) ts_error_set(err, "load: %s: an event row without events", what);
+            if (!ok) ts_error_set(err, TS_ERR_INPUT, "load: %s: an event row without events", what);
         } else if (ts_str_eq_cstr(kind, "checkpoint")) {
             ok = sqlite3_column_type(st, COL_CP_SEQUENCE) != SQLITE_NULL;
-            if (!ok) ts_error_set(err, "load: %s: a checkpoint row without a checkpoint", what);
+            if (!ok) ts_error_set(err, TS_ERR_INPUT, "load: %s: a checkpoint row without a checkpoint", what);
         } else {
             ok = false;
-            ts_error_set(err, "load: %s: kind \"%.20s\" is not entry, task, result, signal, event or checkpoint", what,
+            ts_error_set(err, TS_ERR_INPUT, "load: %s: kind \"%.20s\" is not entry, task, result, signal, event or checkpoint", what,
                          kind.ptr ? kind.ptr : "NULL");
         }
         if (!ok || !read_row_tail(s, st, &state, out, row, what, err)) goto fail;
@@ -316,7 +316,7 @@ fail:
 static bool read_meta(sqlite_store *s, sqlite3_stmt *st, ts_journal *out, bool with_events, ts_error *err) {
     int rc = sqlite3_step(st);
     if (rc != SQLITE_ROW) {
-        if (rc == SQLITE_DONE) ts_error_set(err, "load: the meta table has no row: not a turnstile journal");
+        if (rc == SQLITE_DONE) ts_error_set(err, TS_ERR_INPUT, "load: the meta table has no row: not a turnstile journal");
         else ts_sqlite_failed(s, err, "load", "reading meta", rc);
         sqlite3_reset(st);
         return false;
@@ -384,7 +384,7 @@ bool ts_sqlite_read_journal(sqlite_store *s, ts_arena *arena, ts_journal *out, t
     if (ts_journal_check_loaded(out, err)) return true;
     char why[260];
     snprintf(why, sizeof why, "%.*s", (int)sizeof why - 1, err->message);
-    ts_error_set(err, "load: the journal is damaged: %s", why);
+    ts_error_set(err, TS_ERR_INPUT, "load: the journal is damaged: %s", why);
     return false;
 }
 

@@ -119,12 +119,12 @@ file_kind ts_sqlite_classify(sqlite_store *s, ts_error *err) {
         return FILE_REFUSED;
     if (application_id == TS_SQLITE_APPLICATION_ID) {
         if (version > TS_SQLITE_SCHEMA_VERSION) {
-            ts_error_set(err, "%s: journal schema version %" PRId64 " is newer than this turnstile (%d)", op, version,
+            ts_error_set(err, TS_ERR_INPUT, "%s: journal schema version %" PRId64 " is newer than this turnstile (%d)", op, version,
                          TS_SQLITE_SCHEMA_VERSION);
             return FILE_REFUSED;
         }
         if (version < 1) {
-            ts_error_set(err, "%s: journal schema version %" PRId64 " is not one this turnstile knows (it writes %d)",
+            ts_error_set(err, TS_ERR_INPUT, "%s: journal schema version %" PRId64 " is not one this turnstile knows (it writes %d)",
                          op, version, TS_SQLITE_SCHEMA_VERSION);
             return FILE_REFUSED;
         }
@@ -132,7 +132,7 @@ file_kind ts_sqlite_classify(sqlite_store *s, ts_error *err) {
         return FILE_TURNSTILE;
     }
     if (application_id != 0 || version != 0) {
-        ts_error_set(err,
+        ts_error_set(err, TS_ERR_INPUT,
                      "%s: not a turnstile journal: application_id 0x%08" PRIx32 " and user_version %" PRId64
                      " (a turnstile journal has application_id 0x%08x)",
                      op, (uint32_t)application_id, version, TS_SQLITE_APPLICATION_ID);
@@ -140,7 +140,7 @@ file_kind ts_sqlite_classify(sqlite_store *s, ts_error *err) {
     }
     if (!query_int(s, "SELECT count(*) FROM sqlite_master", &objects, "reading the schema", err)) return FILE_REFUSED;
     if (objects != 0) {
-        ts_error_set(err, "%s: not a turnstile journal: it holds %" PRId64 " tables or indexes and no turnstile application_id",
+        ts_error_set(err, TS_ERR_INPUT, "%s: not a turnstile journal: it holds %" PRId64 " tables or indexes and no turnstile application_id",
                      op, objects);
         return FILE_REFUSED;
     }
@@ -169,7 +169,7 @@ bool ts_sqlite_migrate(sqlite_store *s, ts_error *err) {
 static bool prepare_one(sqlite_store *s, const char *sql, sqlite3_stmt **out, ts_error *err) {
     int rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL);
     if (rc == SQLITE_OK) return true;
-    ts_error_set(err, "%s: not a turnstile journal of schema version %d: %s: %s (SQLite error %d)", s->open_op,
+    ts_error_set(err, TS_ERR_IO, "%s: not a turnstile journal of schema version %d: %s: %s (SQLite error %d)", s->open_op,
                  s->schema_version, sql, sqlite3_errmsg(s->db), rc);
     return false;
 }

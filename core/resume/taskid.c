@@ -53,7 +53,7 @@ static bool key_begin(ts_sha256 *h, const char *exec_id, ts_str kind, ts_error *
     unsigned char exec_bytes[TS_UUID_LEN];
     if (!ts_uuid_parse(exec_id, exec_bytes)) {
         ts_error_clear(err);
-        ts_error_set(err, "execution id '%.40s' is not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)",
+        ts_error_set(err, TS_ERR_INPUT, "execution id '%.40s' is not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)",
                      exec_id ? exec_id : "");
         return false;
     }
@@ -70,7 +70,7 @@ static bool key_finish(ts_sha256 *h, char out[TS_TASK_KEY_TEXT_LEN + 1], ts_erro
     unsigned char hash[TS_SHA256_LEN];
     if (!ts_sha256_final(h, hash)) {
         ts_error_clear(err);
-        ts_error_set(err, "SHA-256 failed (libcrypto)");
+        ts_error_set(err, TS_ERR_IO, "SHA-256 failed (libcrypto)");
         return false;
     }
     static const char hex[] = "0123456789abcdef";
@@ -99,7 +99,7 @@ bool ts_transcript_key_begin(ts_transcript_key *k, const char *exec_id, ts_error
     k->messages = 0;
     k->state = malloc(sizeof(ts_sha256));
     if (!k->state) {
-        ts_error_set(err, "out of memory");
+        ts_error_set(err, TS_ERR_NOMEM, "out of memory");
         return false;
     }
     ts_sha256 *h = k->state;
@@ -129,7 +129,8 @@ bool ts_transcript_key_copy(ts_transcript_key *dst, const ts_transcript_key *src
     dst->messages = src->messages;
     dst->state = src->state ? malloc(sizeof(ts_sha256)) : NULL;
     if (!dst->state) {
-        ts_error_set(err, src->state ? "out of memory" : "copy of a released transcript key");
+        if (src->state) ts_error_set(err, TS_ERR_NOMEM, "out of memory");
+        else ts_error_set(err, TS_ERR_REFUSED, "copy of a released transcript key");
         return false;
     }
     ts_sha256_copy(dst->state, src->state);
@@ -138,7 +139,7 @@ bool ts_transcript_key_copy(ts_transcript_key *dst, const ts_transcript_key *src
 
 bool ts_transcript_key_finish(const ts_transcript_key *k, char out[TS_TASK_KEY_TEXT_LEN + 1], ts_error *err) {
     if (!k->state) {
-        ts_error_set(err, "the key of a released transcript");
+        ts_error_set(err, TS_ERR_REFUSED, "the key of a released transcript");
         return false;
     }
     ts_sha256 h;
@@ -169,7 +170,7 @@ bool ts_task_id(const char *task_key, char out[TS_UUID_TEXT_LEN + 1], ts_error *
     if (!ts_uuid_parse(TS_UUID_NAMESPACE_OID, namespace_oid) ||
         !ts_uuid_v5(namespace_oid, task_key, strlen(task_key), id)) {
         ts_error_clear(err);
-        ts_error_set(err, "SHA-1 failed (libcrypto)");
+        ts_error_set(err, TS_ERR_IO, "SHA-1 failed (libcrypto)");
         return false;
     }
     ts_uuid_format(id, out);

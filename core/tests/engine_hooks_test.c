@@ -270,7 +270,7 @@ static bool refuse_turn(void *context, ts_store *store, const ts_journal *journa
     (void)store;
     (void)journal;
     (void)scratch;
-    ts_error_set(err, "the layer above refused");
+    ts_error_set(err, TS_ERR_REFUSED, "the layer above refused");
     return false;
 }
 

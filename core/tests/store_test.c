@@ -789,7 +789,7 @@ static bool sequence_write(ts_store *store, int k, ts_error *err) {
         ok = commit_of(store, entries + 2, 3, &llm, 1, &cp, err);
         break;
     }
-    default: ts_error_set(err, "no write %d", k);
+    default: ts_error_set(err, TS_ERR_IO, "no write %d", k);
     }
     ts_arena_free(&a);
     return ok;

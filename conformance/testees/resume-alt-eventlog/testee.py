@@ -3,9 +3,10 @@
 other choices the SPEC allows (conformance/SPEC.md 6.4), certified through the `resume` op
 (conformance/PROTOCOL.md). Python 3.7+, standard library only.
 
-    turnstile certify --cases 'Resume.*' --kill-settle 200 -- python3 conformance/testees/resume-alt-eventlog/testee.py
+    turnstile certify --cases 'Resume.*' -- python3 conformance/testees/resume-alt-eventlog/testee.py
 
-(without --kill-settle every Required rule still passes, but tools may be graded at-least-once, U7).
+(the certifier sees the pipelining and settles its kills; with --kill-settle 0 every Required rule still
+passes, but tools may be graded at-least-once, U7).
 
 Its choices (README.md beside it):
   * an append-only event log, <store>/log.jsonl, one JSON record a line: a message, or a call
@@ -17,9 +18,9 @@ Its choices (README.md beside it):
   * immediate user messages: one that arrives while a call is pending joins the log at once;
   * pipelined world calls: an answer's tool calls are all written before any reply is read, and
     commit notices are announcements the engine does not wait on (their acks are read later, in
-    order) — PROTOCOL.md allows both; certify it with --kill-settle so that a kill comes after
-    the engine acted on the replies it already had (without, a kill can land before it stored a
-    result it was given, which is graded at-least-once, U7);
+    order) — PROTOCOL.md allows both; the certifier sees it and settles its kills, so that a kill
+    comes after the engine acted on the replies it already had (unsettled, a kill can land before it
+    stored a result it was given, which is graded at-least-once, U7);
   * a tool missing from the catalogue is answered by the engine itself, never invoked.
 
 Durability: each record is one write(2) to the log opened O_APPEND, then fsync(2) of the log, before
