@@ -1,9 +1,9 @@
 /* acceptance.c — fuzz target: the checkers accept every answer SPEC.md allows.
  *
- * A generated stream (the default shape, the look-alike one or DESIGN.md §4's partition
- * reduction, shuffled, fuzz/gen.h) is merged by the reference; its answer is then rewritten by
- * choices SPEC leaves open, and every checker must accept the result (no Required finding): a
- * finding here is a false alarm, the worst bug a checker can have. An answer the checkers could
+ * A generated stream (the default shape, the look-alike one, the agent-turn one or DESIGN.md
+ * §4's partition reduction, shuffled, fuzz/gen.h) is merged by the reference; its answer is then
+ * rewritten by choices SPEC leaves open, and every checker must accept the result (no Required
+ * finding): a finding here is a false alarm, the worst bug a checker can have. An answer the checkers could
  * not decide within the judging budget (undecided) is no finding; how often that happens is
  * printed at exit when $TURNSTILE_FUZZ_STATS is set. The choices:
  *   - the response groups in another order (G1): each group's messages are the reference's
@@ -18,7 +18,8 @@
  *   - usage counters as strings of their integers (the Agent Framework's options);
  *   - member order, equal numbers respelled and strings re-escaped (fuzz/transform.h), through
  *     writing and parsing again.
- * Input bytes: [0] shape (bit 3: partition, else bit 0: look-alike) and host (bits 1 and 2),
+ * Input bytes: [0] shape (bit 3: partition, else bit 4: agent-turn, else bit 0: look-alike) and
+ * host (bits 1 and 2),
  * [1..8] the choices' seed, the rest the generator's.
  */
 #include <stddef.h>
@@ -48,7 +49,10 @@ typedef struct input {
 static input read_input(const uint8_t *data, size_t size) {
     input in = {TS_GEN_DEFAULT, false, 0, data, 0};
     if (size > 0) {
-        in.shape = data[0] & 8 ? TS_GEN_PARTITION : data[0] & 1 ? TS_GEN_LOOKALIKE : TS_GEN_DEFAULT;
+        in.shape = data[0] & 8    ? TS_GEN_PARTITION
+                   : data[0] & 16 ? TS_GEN_AGENT_TURN
+                   : data[0] & 1  ? TS_GEN_LOOKALIKE
+                                  : TS_GEN_DEFAULT;
         in.host = (data[0] & 6) == 6;
     }
     for (size_t i = 1; i < HEADER && i < size; i++) in.seed |= (uint64_t)data[i] << (8 * (i - 1));

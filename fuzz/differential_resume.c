@@ -1,15 +1,17 @@
 /* differential_resume.c — fuzz target: scenario generator -> a resume engine driven through the
  * certifier's `resume` protocol (it plays the model and the tools, kills the testee at every
- * point) -> the universal resume rules (U1-U10) as oracle.
+ * point) -> the universal resume rules (U1-U15) as oracle.
  *
  * The testee is the command in $TURNSTILE_TESTEE (run with /bin/sh -c, kept running across
  * inputs, restarted when it dies or is killed), or the built-in mutant named by
  * $TURNSTILE_TESTEE_MUTANT, or by default the reference itself, in-process.
  * $TURNSTILE_KILL_POINTS (all, none or N; default all) bounds the kill sweep per input, and
  * $TURNSTILE_KILL_SETTLE_MS lets a testee whose world calls run concurrently settle before a kill.
- * Generated scenarios are made resume cases first: edits are dropped, and so is a complete
- * event that is no resume case's (a call not pending then, or completed before an earlier async
- * call of its answer). A violated Required rule — or a harness error (crash, hang, garbage) —
+ * Generated scenarios (ts_gen_universal_scenario: with edits and forks) are made resume cases
+ * first: an event is dropped when the case would be no resume case with it (a complete of a call
+ * not pending then, or completed before an earlier async call of its answer; an edit of a message
+ * queued behind calls), and so are the edits and forks of a testee whose hello lists no such
+ * branch kind (certify skips such a case). A violated Required rule — or a harness error (crash, hang, garbage) —
  * is a finding: the scenario is minimised (events dropped, then model answers' tool calls,
  * while the same rule still fails), written as a ready-to-add conformance case
  * (<id>.scenario.json and its entry of op "resume" in MANIFEST.json) into
@@ -27,6 +29,7 @@
 
 #include "conformance/certifier/resume_run.h"
 #include "conformance/certifier/run.h"
+#include "conformance/certifier/world.h"
 #include "conformance/checkers/resume/resume_expect.h"
 #include "core/json/codec.h"
 #include "fuzz/finding_case.h"
@@ -67,15 +70,31 @@ static bool resume_case(ts_arena *arena, const ts_json *doc, ts_scenario *scenar
     return ts_scenario_from_json(doc, arena, scenario, &err) && ts_expect_resume(scenario, arena, &x, why, sizeof why);
 }
 
+/* What the testee can do to a conversation (hello's "branch": world.h TS_BRANCH_*), asked once. */
+static unsigned testee_branch(ts_testee *testee) {
+    static int known = -1; /* the fuzzer's entry point keeps it across inputs */
+    if (known < 0) {
+        ts_certification hello;
+        memset(&hello, 0, sizeof hello);
+        ts_run_hello(testee, &hello);
+        known = (int)hello.testee_branch;
+        ts_certification_free(&hello);
+    }
+    return (unsigned)known;
+}
+
 /* The generated scenario made a resume case: each event kept only when the case stays one. */
-static ts_json resume_scenario(ts_arena *arena, const ts_json *doc) {
+static ts_json resume_scenario(ts_arena *arena, const ts_json *doc, unsigned branch) {
     const ts_json *events = ts_json_get(doc, "events");
     size_t n = events ? events->u.a.count : 0, kept = 0;
     ts_json *keep = ts_arena_alloc(arena, (n + 1) * sizeof *keep);
     ts_scenario scenario;
     if (!keep) ts_oracle_fail("out of memory", NULL, 0);
     for (size_t i = 0; i < n; i++) {
-        if (ts_json_get(&events->u.a.items[i], "branch")) continue;
+        const ts_json *ev = &events->u.a.items[i];
+        if (ts_json_get(ev, "branch")) continue;
+        if (ts_json_get(ev, "edit") && !(branch & TS_BRANCH_EDIT)) continue;
+        if (ts_json_get(ev, "fork") && !(branch & TS_BRANCH_FORK)) continue;
         keep[kept] = events->u.a.items[i];
         ts_json candidate = with_events(arena, doc, keep, kept + 1);
         if (resume_case(arena, &candidate, &scenario)) kept++;
@@ -125,12 +144,12 @@ static void ask(ts_arena *arena, const ts_json *doc, verdict *v) {
     c.rules = rules;
     c.rule_count = 1;
     if (!resume_case(arena, doc, &c.scenario)) ts_oracle_fail("the scenario is no resume case", NULL, 0);
-    ts_run_options options = {.kill_points = kill_points()};
+    ts_testee *testee = ts_fuzz_testee(10.0);
+    ts_run_options options = {.kill_points = kill_points(), .branch = testee_branch(testee)};
     ts_case_result r;
     memset(&r, 0, sizeof r);
     r.c = &c;
     ts_findings_init(&r.findings);
-    ts_testee *testee = ts_fuzz_testee(10.0);
     ts_resume_run_case(&c, testee, &options, testee_async(testee), &r);
     if (r.verdict == TS_VERDICT_ERROR) {
         snprintf(v->rule, sizeof v->rule, "harness");
@@ -234,9 +253,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     ts_arena arena;
     ts_arena_init(&arena);
     ts_json generated;
-    if (!ts_gen_scenario(&arena, data, size, &generated)) ts_oracle_fail("out of memory", NULL, 0);
+    if (!ts_gen_universal_scenario(&arena, data, size, &generated)) ts_oracle_fail("out of memory", NULL, 0);
     if (!testee_async(ts_fuzz_testee(10.0))) tools_synchronous(&generated);
-    ts_json doc = resume_scenario(&arena, &generated);
+    ts_json doc = resume_scenario(&arena, &generated, testee_branch(ts_fuzz_testee(10.0)));
     verdict v;
     ask(&arena, &doc, &v);
     if (v.rule[0]) {

@@ -12,6 +12,8 @@ typedef struct scenario_gen {
     ts_bytes in;
     ts_arena *arena;
     unsigned calls; /* call ids minted: c0, c1, ... */
+    bool universal; /* edits and forks rather than branch events; texts told apart (scenario_gen.h) */
+    unsigned texts; /* user texts and answers numbered so far (universal) */
     bool failed;
 } scenario_gen;
 
@@ -55,6 +57,16 @@ static ts_json text(scenario_gen *g) {
     return string_of(g, buf);
 }
 
+/* A user text or a model answer's text: in the universal tier, numbered first ("#3 ..."), so that
+ * no two are alike. */
+static ts_json distinct_text(scenario_gen *g) {
+    ts_json t = text(g);
+    if (!g->universal || t.kind != TS_JSON_STRING) return t;
+    char buf[160];
+    snprintf(buf, sizeof buf, "#%u %.*s", g->texts++, (int)t.u.s.len, t.u.s.ptr);
+    return string_of(g, buf);
+}
+
 /* Tool arguments: keys that need escaping, that sort differently by UTF-16 and UTF-8, numbers
  * with several spellings. */
 static ts_json arguments(scenario_gen *g) {
@@ -81,7 +93,7 @@ static ts_json answer(scenario_gen *g, bool may_call) {
     static const char *const tools[] = {"add", "fetch", "slow", "broken", "missing", "k\"ey"};
     ts_json_builder b;
     ts_json_builder_init(&b, g->arena);
-    ts_json_builder_add(&b, "text", text(g));
+    ts_json_builder_add(&b, "text", distinct_text(g));
     if (may_call && ts_bytes_chance(&g->in, 35)) {
         ts_json calls[3];
         unsigned n = 1 + ts_bytes_below(&g->in, 3);
@@ -113,7 +125,7 @@ static ts_json event(scenario_gen *g) {
     ts_json_builder_init(&b, g->arena);
     unsigned kind = ts_bytes_below(&g->in, 20);
     if (kind < 8) {
-        ts_json_builder_add(&b, "signal", text(g));
+        ts_json_builder_add(&b, "signal", distinct_text(g));
     } else if (kind < 13) {
         char id[16];
         /* The answers' calls are numbered c0, c1... after the events are drawn: name one of the
@@ -122,18 +134,23 @@ static ts_json event(scenario_gen *g) {
         ts_json_builder_add(&b, "complete", string_of(g, id));
     } else if (kind < 16) {
         ts_json_builder_add(&b, "restart", ts_json_make_bool(true));
-    } else {
+    } else if (!g->universal) {
         ts_json_builder_add(&b, "branch", ts_json_make_int(ts_bytes_below(&g->in, 8)));
         ts_json_builder_add(&b, "text", text(g));
+    } else { /* an edit of user message K or a fork before assistant message N: small positions, so
+              * most fall inside the conversation, some at or past its end (refused) */
+        ts_json_builder_add(&b, kind < 18 ? "edit" : "fork", ts_json_make_int(ts_bytes_below(&g->in, 5)));
+        ts_json_builder_add(&b, "text", distinct_text(g));
     }
     return finish(g, &b);
 }
 
-bool ts_gen_scenario(ts_arena *arena, const uint8_t *data, size_t size, ts_json *out) {
+static bool generate(ts_arena *arena, const uint8_t *data, size_t size, bool universal, ts_json *out) {
     scenario_gen g;
     memset(&g, 0, sizeof g);
     ts_bytes_init(&g.in, data, size);
     g.arena = arena;
+    g.universal = universal;
     ts_json_builder root;
     ts_json_builder_init(&root, arena);
     char id[40];
@@ -149,7 +166,7 @@ bool ts_gen_scenario(ts_arena *arena, const uint8_t *data, size_t size, ts_json 
         ts_json_builder_add(&clock, "stepMs", ts_json_make_int(steps[ts_bytes_below(&g.in, 4)]));
         ts_json_builder_add(&root, "clock", finish(&g, &clock));
     }
-    ts_json_builder_add(&root, "input", text(&g));
+    ts_json_builder_add(&root, "input", distinct_text(&g));
     /* The first answer, then the events, then the other answers: a short input (libFuzzer
      * starts short) already has a first turn that may call tools and an outside world —
      * signals, completions, restarts, branches — which is where resume bugs live; the later
@@ -179,4 +196,12 @@ bool ts_gen_scenario(ts_arena *arena, const uint8_t *data, size_t size, ts_json 
     ts_json_builder_add(&root, "events", array_of(&g, events, event_count));
     *out = finish(&g, &root);
     return !g.failed;
+}
+
+bool ts_gen_scenario(ts_arena *arena, const uint8_t *data, size_t size, ts_json *out) {
+    return generate(arena, data, size, false, out);
+}
+
+bool ts_gen_universal_scenario(ts_arena *arena, const uint8_t *data, size_t size, ts_json *out) {
+    return generate(arena, data, size, true, out);
 }

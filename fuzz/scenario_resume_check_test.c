@@ -6,7 +6,8 @@
  * derivations, kept apart so that a mistake in the expectation cannot steer the run judged
  * against it (issue 21): here they must give the same answer, and the same reason, on every
  * scenario of the suite's journal and resume cases, on hand-made ones that break each condition,
- * and on generated ones (fuzz/scenario_gen.h, with and without their branch events).
+ * and on generated ones (fuzz/scenario_gen.h, both generators — the reference profile's branches
+ * and the universal tier's edits and forks — with and without their branch events).
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -93,7 +94,7 @@ static void test_each_condition(void) {
         {"[]", ""},
         {"[{\"complete\":\"c1\"},{\"complete\":\"c2\"}]", ""},
         {"[{\"complete\":\"c1\"},{\"signal\":\"and?\"},{\"complete\":\"c2\"}]", ""},
-        {"[{\"branch\":1,\"text\":\"no\"}]", "events[0]: a branch (an edit) is not part of resume cases"},
+        {"[{\"branch\":1,\"text\":\"no\"}]", "events[0]: a branch (the reference profile's edit) is not part of resume cases: edit or fork instead"},
         {"[{\"complete\":\"c2\"},{\"complete\":\"c1\"}]",
          "events[0]: completes c2, which is not pending then, or before an async call the same answer asked for "
          "earlier (engines may run one answer's calls one at a time)"},
@@ -124,7 +125,7 @@ static void test_each_condition(void) {
     }
 }
 
-/* The generated scenario without its branch events, built in arena (the events array is copied). */
+/* The generated scenario without its branch events (branch, edit and fork), built in arena (the events array is copied). */
 static ts_json without_branches(ts_arena *arena, const ts_json *doc) {
     ts_json copy = *doc;
     ts_member *members = ts_arena_alloc(arena, (doc->u.o.count + 1) * sizeof *members);
@@ -137,15 +138,25 @@ static ts_json without_branches(ts_arena *arena, const ts_json *doc) {
         ts_json *kept = ts_arena_alloc(arena, (events->u.a.count + 1) * sizeof *kept);
         size_t n = 0;
         for (size_t i = 0; kept && i < events->u.a.count; i++)
-            if (!ts_json_get(&events->u.a.items[i], "branch")) kept[n++] = events->u.a.items[i];
+            if (!ts_json_get(&events->u.a.items[i], "branch") && !ts_json_get(&events->u.a.items[i], "edit") &&
+                !ts_json_get(&events->u.a.items[i], "fork"))
+                kept[n++] = events->u.a.items[i];
         if (kept) events->u.a.items = kept, events->u.a.count = n;
     }
     return copy;
 }
 
+/* Whether the document has an edit or fork event. */
+static bool branches(const ts_json *doc) {
+    const ts_json *events = ts_json_get(doc, "events");
+    for (size_t i = 0; events && events->kind == TS_JSON_ARRAY && i < events->u.a.count; i++)
+        if (ts_json_get(&events->u.a.items[i], "edit") || ts_json_get(&events->u.a.items[i], "fork")) return true;
+    return false;
+}
+
 static void test_generated_scenarios(void) {
     uint64_t state = 0x9E3779B97F4A7C15ULL;
-    size_t playable = 0;
+    size_t playable = 0, branching = 0;
     refused = 0;
     for (int round = 0; round < 3000; round++) {
         uint8_t bytes[96];
@@ -162,11 +173,20 @@ static void test_generated_scenarios(void) {
         agree(&doc, name);
         ts_json plain = without_branches(&arena, &doc);
         playable += agree(&plain, name);
+        /* the universal tier's generator: edits and forks, refused ones and ones that play */
+        ts_json universal;
+        CHECK(ts_gen_universal_scenario(&arena, bytes, (size_t)(round % 96) + 1, &universal));
+        snprintf(name, sizeof name, "universal scenario %d", round);
+        bool branched = agree(&universal, name);
+        playable += branched, branching += branched && branches(&universal);
+        ts_json universal_plain = without_branches(&arena, &universal);
+        playable += agree(&universal_plain, name);
         ts_arena_free(&arena);
     }
-    /* both verdicts are exercised, not only one */
+    /* both verdicts are exercised, not only one, and cases that edit or fork play */
     CHECK(playable > 100);
     CHECK(refused > 100);
+    CHECK(branching > 100);
 }
 
 int main(void) {

@@ -346,6 +346,9 @@ const char *ts_jobs_failure(const ts_jobs *j) { return j->failure[0] ? j->failur
 void ts_jobs_service(ts_jobs *j, double seconds) {
     double end = ts_testee_clock() + seconds;
     for (;;) {
+        /* A case decided before any run (a bad case, one its testee's hello rules out) has no
+         * worker to report it: decided here, or the run would wait for it for ever. */
+        for (size_t k = 0; k < j->case_count; k++) maybe_decide(j, &j->cases[k]);
         for (int i = 0; i < j->count; i++) deal(j, &j->workers[i]);
         struct pollfd fds[64];
         int n = j->count < 64 ? j->count : 64;

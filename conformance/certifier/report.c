@@ -11,6 +11,13 @@
 
 static bool failing(const ts_case_result *r) { return r->verdict == TS_VERDICT_FAIL || r->verdict == TS_VERDICT_ERROR; }
 
+/* Does a resume case branch (an edit or a fork)? The branch rules U12-U15 are judged on those. */
+static bool case_branches(const ts_case *c) {
+    for (size_t i = 0; i < c->scenario.event_count; i++)
+        if (c->scenario.events[i].kind == TS_EVENT_EDIT || c->scenario.events[i].kind == TS_EVENT_FORK) return true;
+    return false;
+}
+
 /* The run's verdict, as the reports name it (report.h): a run with no failure but undecided
  * cases has no verdict of conformance (never a pass), and no failure either. */
 const char *ts_report_verdict(const ts_certification *c) {
@@ -21,11 +28,14 @@ const char *ts_report_verdict(const ts_certification *c) {
 }
 
 /* Which cases a rule is judged on: host rules (H) on host cases, the resume engine's (J) on
- * journal cases, D1 on every case, the merge rules on merge and host cases (a host's answer
- * holds a merged response). */
-static bool rule_applies(const char *rule, const char *op) {
+ * journal cases, the universal ones (U) on resume cases (U12-U15 on those that branch), D1 on
+ * every case, the merge rules on merge and host cases (a host's answer holds a merged response). */
+static bool rule_applies(const char *rule, const ts_case *c) {
+    const char *op = c->op;
     if (rule[0] == 'H') return strcmp(op, "host") == 0;
     if (rule[0] == 'J') return strcmp(op, "journal") == 0;
+    if (rule[0] == 'U' && strlen(rule) == 3 && rule[1] == '1' && rule[2] >= '2' && rule[2] <= '5')
+        return strcmp(op, "resume") == 0 && case_branches(c);
     if (rule[0] == 'U') return strcmp(op, "resume") == 0;
     if (strcmp(op, "resume") == 0) return false; /* the certifier's own runs: no D1, no merge rules */
     if (strcmp(rule, "D1") == 0) return true;
@@ -36,7 +46,7 @@ static void rule_counts(const ts_certification *c, const char *rule, size_t *pas
     *passed = *failed = *skipped = 0;
     for (size_t i = 0; i < c->count; i++) {
         const ts_case_result *r = &c->results[i];
-        if (r->apart || !rule_applies(rule, r->c->op)) continue;
+        if (r->apart || !rule_applies(rule, r->c)) continue;
         if (r->verdict == TS_VERDICT_SKIPPED || r->verdict == TS_VERDICT_ERROR || r->verdict == TS_VERDICT_UNDECIDED) (*skipped)++;
         else if (ts_findings_has(&r->findings, rule)) (*failed)++;
         else (*passed)++;
@@ -288,7 +298,7 @@ void ts_report_text_summary(FILE *out, const ts_certification *c, const ts_repor
         size_t p, f, s;
         rule_counts(c, info->id, &p, &f, &s);
         bool applies = false; /* only rules some case that ran is judged on */
-        for (size_t i = 0; i < c->count && !applies; i++) applies = !c->results[i].apart && rule_applies(info->id, c->results[i].c->op);
+        for (size_t i = 0; i < c->count && !applies; i++) applies = !c->results[i].apart && rule_applies(info->id, c->results[i].c);
         if (!applies) continue;
         fprintf(out, "%-5s %-12s %6zu  %6zu  %7zu  %s\n", info->id,
                 info->level == TS_LEVEL_REQUIRED ? "Required" : "Recommended", p, f, s, info->title);

@@ -70,6 +70,7 @@ ts_resume_player *ts_resume_player_new(const ts_case *c, ts_testee *testee, cons
     }
     ts_case_world_set_bounds(p->world, options->max_points_per_action > 0 ? options->max_points_per_action : TS_RUN_MAX_POINTS,
                              deadline);
+    ts_case_world_set_branch(p->world, options->branch);
     return p;
 }
 

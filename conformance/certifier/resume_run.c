@@ -74,6 +74,7 @@ ts_resume_sweep *ts_resume_sweep_new(const ts_case *c, const ts_run_options *opt
     if (!s) snprintf(why, sizeof why, "out of memory");
     else s->judge = world ? ts_resume_judge_new(&c->scenario, case_rule_of(c), why, sizeof why) : NULL;
     bool needs_async = world && ts_case_world_needs_async(world);
+    unsigned missing_branch = world ? ts_case_world_needs_branch(world) & ~options->branch : 0;
     ts_case_world_free(world);
     if (!s || !s->judge) {
         r->verdict = TS_VERDICT_ERROR;
@@ -83,6 +84,11 @@ ts_resume_sweep *ts_resume_sweep_new(const ts_case *c, const ts_run_options *opt
         r->verdict = TS_VERDICT_SKIPPED;
         r->outcome = "unsupported";
         snprintf(r->detail, sizeof r->detail, "the case needs an asynchronous tool; the testee's hello says \"async\": false");
+    } else if (missing_branch) {
+        r->verdict = TS_VERDICT_SKIPPED;
+        r->outcome = "unsupported";
+        snprintf(r->detail, sizeof r->detail, "the case needs %s; the testee's hello does not list it in \"branch\"",
+                 missing_branch & TS_BRANCH_EDIT ? "an edit" : "a fork");
     } else {
         s->c = c;
         s->options = options;

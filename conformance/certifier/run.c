@@ -11,6 +11,7 @@
 #include "conformance/certifier/resume_run.h"
 #include "conformance/certifier/supervise.h"
 #include "conformance/checkers/journal/journal_checks.h"
+#include "conformance/certifier/world.h"
 #include "conformance/checkers/merge/checks.h"
 #include "conformance/checkers/merge/host.h"
 #include "core/json/codec.h"
@@ -298,6 +299,12 @@ bool ts_run_hello(ts_testee *testee, ts_certification *out) {
         if (out && ts_str_nonempty(durability)) out->testee_durability = copy_text(durability.ptr, durability.len);
         const ts_json *forks = ts_json_get(info, "fork");
         if (out) out->testee_forks = forks && forks->kind == TS_JSON_TRUE;
+        const ts_json *branch = ts_json_get(info, "branch"); /* resume: ["edit", "fork", "history"] */
+        for (size_t i = 0; out && branch && branch->kind == TS_JSON_ARRAY && i < branch->u.a.count; i++) {
+            ts_str kind = ts_json_string(&branch->u.a.items[i]);
+            out->testee_branch |= ts_str_eq_cstr(kind, "edit") ? TS_BRANCH_EDIT : ts_str_eq_cstr(kind, "fork") ? TS_BRANCH_FORK
+                                  : ts_str_eq_cstr(kind, "history") ? TS_BRANCH_HISTORY : 0;
+        }
     }
     ts_arena_free(&arena);
     ts_buf_free(&answer);
@@ -556,6 +563,7 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
     ts_buf_init(&st.answer);
     st.async = ts_run_hello(testee, out); /* resume: tools may answer later unless "async": false */
     st.resume_options.durability = out->testee_durability;
+    st.resume_options.branch = out->testee_branch;
     st.warm = warm_for(options, out);
     start_jobs(&st);
     progress(&st);

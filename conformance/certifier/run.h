@@ -82,6 +82,7 @@ typedef struct ts_run_options {
     int warm;
     int jobs;                 /* resume runs on this many testees at once (worker processes); <= 1: one */
     int shard_index, shard_count; /* --shard K/N: only the cases dealt to shard K of N (1-based); 0: all */
+    unsigned branch;          /* what its hello says it can do to a conversation (world.h TS_BRANCH_*) */
     ts_judge_budget budget;   /* per answer judged; zero fields: the defaults */
 } ts_run_options;
 
@@ -112,6 +113,7 @@ struct ts_certification {
     char *testee_durability;  /* likewise: what it claims of its resume engine ("power-loss", ...) */
     bool testee_forks;        /* likewise: it can be a fork server ("fork": true) */
     long execs, pooled, forked; /* processes started (testee.h ts_testee_starts), over every testee */
+    unsigned testee_branch;   /* likewise: its "branch" list (world.h TS_BRANCH_*: edit, fork, history) */
     int restarts;
     double seconds;
     const ts_run_options *options;

@@ -20,6 +20,7 @@ struct ts_case_world {
     size_t action_count;
     long max_points;
     double deadline;
+    unsigned branch;            /* what the testee's hello says it supports (TS_BRANCH_*) */
     /* the run in flight */
     ts_testee *testee;
     ts_nemesis *nemesis;
@@ -57,7 +58,8 @@ ts_case_world *ts_case_world_new(const ts_case *c, char *why, size_t why_size) {
     }
     for (size_t i = 0; i < w->action_count; i++)
         if (w->actions[i].kind == TS_SCENARIO_BRANCH) {
-            snprintf(why, why_size, "events: a branch (an edit) is not an action of the resume op");
+            snprintf(why, why_size, "events: a branch (the reference profile's edit) is not an action of the resume op: "
+                     "edit or fork instead");
             ts_case_world_free(w);
             return NULL;
         }
@@ -72,6 +74,15 @@ void ts_case_world_free(ts_case_world *w) {
     ts_buf_free(&w->events);
     free(w);
 }
+
+unsigned ts_case_world_needs_branch(const ts_case_world *w) {
+    unsigned kinds = 0;
+    for (size_t i = 0; i < w->action_count; i++)
+        kinds |= w->actions[i].kind == TS_SCENARIO_EDIT ? TS_BRANCH_EDIT : w->actions[i].kind == TS_SCENARIO_FORK ? TS_BRANCH_FORK : 0;
+    return kinds;
+}
+
+void ts_case_world_set_branch(ts_case_world *w, unsigned supported) { w->branch = supported; }
 
 bool ts_case_world_needs_async(const ts_case_world *w) {
     for (size_t i = 0; i < w->action_count; i++)
@@ -169,7 +180,23 @@ static void reply_start(ts_case_world *w, ts_buf *reply) {
     ts_codec_write_string(reply, ts_str_from(w->c->id));
 }
 
-/* A model call: llm[k], k the assistant messages it shows; past the script, an error. */
+/* Which scripted answer a view asks for: llm[k], k the assistant messages it shows — or, once a
+ * branch (an edit or a fork) was sent, when the view holds its message (the latest such branch):
+ * llm[b + j], b the answers the scenario used before that branch, j the assistant messages after
+ * its message. The world follows the scenario, not the engine: a view of the abandoned branch
+ * gets what it would have got without the branch. */
+static size_t scripted_answer_index(const ts_case_world *w, const ts_item *items, size_t count) {
+    for (size_t a = w->action + 1; a-- > 0;) {
+        const ts_scenario_action *branch = &w->actions[a];
+        if ((branch->kind != TS_SCENARIO_EDIT && branch->kind != TS_SCENARIO_FORK) || branch->refused) continue;
+        for (size_t i = 0; i < count; i++)
+            if (items[i].kind == TS_ITEM_USER && ts_str_eq(items[i].text, branch->text))
+                return branch->answers_before + ts_count_assistants(items + i, count - i);
+    }
+    return ts_count_assistants(items, count);
+}
+
+/* A model call: llm[k] (scripted_answer_index); past the script, an error. */
 static void answer_model(ts_case_world *w, const ts_json *messages, ts_buf *reply) {
     ts_item *items;
     size_t count;
@@ -182,10 +209,10 @@ static void answer_model(ts_case_world *w, const ts_json *messages, ts_buf *repl
         ts_buf_append_str(&w->events, ",\"reply\":null");
         return;
     }
-    size_t k = ts_count_assistants(items, count);
+    size_t k = scripted_answer_index(w, items, count);
     if (k >= w->c->scenario.llm_count) {
-        ts_buf_appendf(reply, ",\"error\":\"the scenario scripts %zu model answers; this conversation holds %zu "
-                              "assistant messages\"}", w->c->scenario.llm_count, k);
+        ts_buf_appendf(reply, ",\"error\":\"the scenario scripts %zu model answers; this conversation asks for answer "
+                              "%zu\"}", w->c->scenario.llm_count, k + 1);
         ts_buf_append_str(&w->events, ",\"reply\":null");
         return;
     }
@@ -360,6 +387,10 @@ static void action_text(const ts_scenario_action *a, ts_buf *out) {
     if (a->kind == TS_SCENARIO_USER) {
         ts_buf_append_str(out, "{\"user\":");
         ts_codec_write_string(out, a->text);
+    } else if (a->kind == TS_SCENARIO_EDIT || a->kind == TS_SCENARIO_FORK) {
+        ts_buf_appendf(out, "{\"%s\":%llu,\"user\":", a->kind == TS_SCENARIO_EDIT ? "edit" : "fork",
+                       (unsigned long long)a->branch_at);
+        ts_codec_write_string(out, a->text);
     } else {
         ts_buf_append_str(out, "{\"complete\":");
         ts_codec_write_string(out, a->call_id);
@@ -371,20 +402,22 @@ static void action_text(const ts_scenario_action *a, ts_buf *out) {
 
 /* After a kill: did the interrupted action take effect (its user message, its result, in the
  * stored conversation)? Reads it to find out: a user action took effect when the read holds at
- * least as many user messages as user actions were sent up to it (the same text may be sent
- * twice), a complete when the read holds its call's result. */
+ * least as many user messages as the branch held before it, and one more (the same text may be
+ * sent twice), a complete when the read holds its call's result, an edit or a fork when the read
+ * holds its message (a case that branches has distinct texts). */
 static bool took_effect(ts_case_world *w, const ts_scenario_action *a) {
     if (!send(w, "{\"read\":true}", -1, 0)) return true;
     ts_item *items;
     size_t count, users = 0;
     char why[300];
     if (!ts_resume_items(ts_json_get(w->answer, "messages"), &w->arena, &items, &count, why, sizeof why)) return true;
-    bool result = false;
+    bool result = false, text = false;
     for (size_t i = 0; i < count; i++) {
         users += items[i].kind == TS_ITEM_USER;
+        text |= items[i].kind == TS_ITEM_USER && ts_str_eq(items[i].text, a->text);
         result |= items[i].kind == TS_ITEM_RESULT && ts_str_eq(items[i].call_id, a->call_id);
     }
-    return a->kind == TS_SCENARIO_USER ? users >= a->users_before + 1 : result;
+    return a->kind == TS_SCENARIO_USER ? users >= a->users_before + 1 : a->kind == TS_SCENARIO_COMPLETE ? result : text;
 }
 
 static bool answered_unsupported(const ts_case_world *w) {
@@ -416,6 +449,11 @@ static void begin(ts_case_world *w, ts_testee *testee, ts_nemesis *nemesis, cons
     ts_buf_append_str(&w->prefix, "],");
 }
 
+/* A read at the end; killed while it read (a store operation of the read's): recover, and read again. */
+static void final_read(ts_case_world *w, const char *read) {
+    if (send(w, read, -1, 0) && w->killed && send(w, "{\"recover\":true}", -1, 0)) send(w, read, -1, 0);
+}
+
 void ts_case_world_run_case(ts_case_world *w, ts_testee *testee, ts_nemesis *nemesis, const char *store, ts_buf *out,
                        ts_case_run_outcome *run) {
     begin(w, testee, nemesis, store, run);
@@ -444,10 +482,9 @@ void ts_case_world_run_case(ts_case_world *w, ts_testee *testee, ts_nemesis *nem
             }
         }
     }
-    if (!run->aborted && !run->unsupported && send(w, "{\"read\":true}", -1, 0) && w->killed) {
-        /* killed while it read (a store operation of the read's): recover, and read again */
-        if (send(w, "{\"recover\":true}", -1, 0)) send(w, "{\"read\":true}", -1, 0);
-    }
+    if (!run->aborted && !run->unsupported) final_read(w, "{\"read\":true}");
+    if (!run->aborted && !run->unsupported && ts_case_world_needs_branch(w) && (w->branch & TS_BRANCH_HISTORY))
+        final_read(w, "{\"read\":true,\"history\":true}"); /* U13: every branch the engine keeps */
     ts_nemesis_end_run(nemesis, w);
     ts_buf_reset(out);
     long kill = ts_nemesis_kill_point(nemesis);

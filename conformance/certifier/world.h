@@ -4,10 +4,11 @@
  * run it judges.
  *
  * Owns: the client's side of a run — the requests (the case's id, the run's store, the thread, the
- * tool catalogue, each action as JSON), sending the scenario's actions in order, a clean restart
- * where the scenario has one, and after a kill the client's retry: recover, read, and send the
- * interrupted action again when its effect is not in the stored conversation; the reply to each
- * world call (llm[k] for a view holding k assistant messages, an error past the script; a tool's
+ * tool catalogue, each action as JSON: a user message, a result, an edit or a fork), sending the
+ * scenario's actions in order, a clean restart where the scenario has one, and after a kill the
+ * client's retry: recover, read, and send the interrupted action again when its effect is not in
+ * the stored conversation; the reply to each world call (llm[k] for a view holding k assistant
+ * messages — after a branch, counted from the branch's first answer —, an error past the script; a tool's
  * scripted result, error or pending; an ack to a commit notice); and the run's events — every
  * action sent, line read with its reply, kill, restart, store operation and harness outcome —
  * which are the history the judge reads. Where and how to kill is the nemesis' (nemesis.h),
@@ -34,6 +35,17 @@ void ts_case_world_free(ts_case_world *w); /* accepts NULL */
 
 /* Does some action need an asynchronous tool (a `complete`)? */
 bool ts_case_world_needs_async(const ts_case_world *w);
+
+/* What a testee's hello says it can do to a conversation (PROTOCOL.md `resume`, "branch"):
+ * edit a user message, fork at an earlier point, and show every branch it keeps (a history read). */
+enum { TS_BRANCH_EDIT = 1, TS_BRANCH_FORK = 2, TS_BRANCH_HISTORY = 4 };
+
+/* The branch kinds the case's actions need (TS_BRANCH_EDIT | TS_BRANCH_FORK), 0 for none. */
+unsigned ts_case_world_needs_branch(const ts_case_world *w);
+
+/* What the testee supports (hello): with TS_BRANCH_HISTORY, a run that branches ends with a
+ * history read ({"read": true, "history": true}) after its last read. */
+void ts_case_world_set_branch(ts_case_world *w, unsigned supported);
 
 /* The case's bounds: world calls and commit notices per action, the case's deadline
  * (ts_testee_clock seconds, 0 none), and the history's size. Each, when reached, ends the run

@@ -59,6 +59,10 @@ const ts_rule_info ts_rules[] = {
     {"U9", TS_LEVEL_REQUIRED, "resume: crash equivalence after a kill at any point"},
     {"U10", TS_LEVEL_RECOMMENDED, "resume: the model is not asked twice for one step without a kill"},
     {"U11", TS_LEVEL_RECOMMENDED, "resume: power-loss durability: every acknowledged action survives every crash state"},
+    {"U12", TS_LEVEL_REQUIRED, "resume: an edit or fork gives the prefix, the new message and its continuation, nothing abandoned"},
+    {"U13", TS_LEVEL_REQUIRED, "resume: ids unique across branches; an abandoned branch, read again, is unchanged"},
+    {"U14", TS_LEVEL_REQUIRED, "resume: a branch re-runs no tool call made before it"},
+    {"U15", TS_LEVEL_REQUIRED, "resume: a call pending when its branch was abandoned is never completed into the new one"},
 };
 const size_t ts_rule_count = sizeof ts_rules / sizeof ts_rules[0];
 

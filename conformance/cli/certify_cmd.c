@@ -501,7 +501,7 @@ static int certify(int argc, char **argv, certify_args *a) {
     ts_run_options options = {a->rule_count ? a->rules : NULL, a->rule_count, a->glob_count ? a->globs : NULL, a->glob_count,
                               a->repeat, a->platform, NULL, NULL, NULL, a->kill_points, a->kill_at, a->case_timeout, a->max_points,
                               a->nemesis, a->crash_state, a->exact_points, NULL, a->warm, a->jobs, a->shard_index,
-                              a->shard_count, a->budget};
+                              a->shard_count, 0, a->budget};
     int chosen = a->reference + (a->mutant_name != NULL) + (a->command && a->command[0]);
     if (!a->print_requests && chosen != 1)
         return usage_error("%s", "name one testee: --reference, --mutant NAME, or -- COMMAND ARGS...");

@@ -28,7 +28,8 @@ static const char gen_usage[] =
     "              additionalProperties {\"group\": ID}, which reveals its group, so turnstile\n"
     "              check decides an answer to them on a straight path. lookalike and partition\n"
     "              leave the tag out: answers to those may take the checkers' search, and may come\n"
-    "              out undecided (turnstile check --help)\n";
+    "              out undecided (turnstile check --help); agent-turn: one multi-agent turn\n"
+    "              of handoffs, sub-agents fanned out and interleaved, and regenerated answers\n";
 
 enum { MAX_COUNT = 1000000 };
 

@@ -138,6 +138,9 @@ static void handle(const ts_testee_config *config, ts_arena *arena, const ts_jso
         ts_json_builder_add(&hello, "version", ts_json_make_string(ts_str_from("1")));
         ts_json_builder_add(&hello, "ops", ops_array);
         ts_json_builder_add(&hello, "async", ts_json_make_bool(true)); /* resume: tools may answer later */
+        ts_json branch[3] = {ts_json_make_string(ts_str_from("edit")), ts_json_make_string(ts_str_from("fork")),
+                             ts_json_make_string(ts_str_from("history"))};
+        ts_json_builder_add(&hello, "branch", (ts_json){TS_JSON_ARRAY, {.a = {branch, 3}}}); /* resume: edit, fork, read every branch */
         ts_json_builder_add(&hello, "durability", ts_json_make_string(ts_str_from(ts_testee_durability(config))));
         if (config->can_fork) ts_json_builder_add(&hello, "fork", ts_json_make_bool(true)); /* PROTOCOL.md, fork servers */
         ts_json value;

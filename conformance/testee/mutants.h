@@ -28,6 +28,14 @@ typedef enum ts_durability_bug {
     TS_DURABILITY_RENAME_WITHOUT_DIR_SYNC, /* file store: its files named without a directory fsync */
 } ts_durability_bug;
 
+/* The branch bugs (issue 27): an edit or a fork carried out wrongly by the adapter that maps it
+ * onto the engine. Each is caught by the universal branch rules (SPEC §6.4, U12-U15). */
+typedef enum ts_branch_bug {
+    TS_BRANCH_AS_REFERENCE = 0,
+    TS_BRANCH_KEEPS_SUFFIX,   /* the new message is appended after the old conversation (a plain
+                               * message, no cut): the abandoned suffix leaks into the branch */
+} ts_branch_bug;
+
 typedef struct ts_mutant {
     const char *name;
     const char *bug;                 /* the historic bug it reproduces */
@@ -39,6 +47,7 @@ typedef struct ts_mutant {
     bool no_host_response_id;        /* the host passes the agent's missing ids on */
     const ts_engine_hooks *engine;   /* the journal and resume ops' bug; NULL for the others */
     ts_durability_bug durability;    /* the resume op's store's bug; TS_DURABLE for the others */
+    ts_branch_bug branch;            /* the resume op's edits' and forks' bug; TS_BRANCH_AS_REFERENCE for the others */
 } ts_mutant;
 
 /* The resume engine's historic bugs, as hooks (engine_mutants.c). Each also rebuilds the engine

@@ -246,18 +246,23 @@ static bool waiting_on_tool(const ts_journal *j, ts_arena *arena) {
     return pending_task_of_call(j, ts_json_string(ts_json_get(&calls->u.a.items[index->u.i], "callId")), arena) != NULL;
 }
 
-/* The stored conversation: the transcript, then the user messages still in the inbox. */
-static bool read_conversation(const ts_journal *j, ts_arena *arena, ts_buf *out, ts_error *err) {
-    const ts_entry **path = NULL;
-    size_t count = 0;
-    if (j->has_checkpoint && !ts_journal_path(j, j->checkpoint.leaf_id, arena, &path, &count, err)) return false;
-    ts_buf_append_char(out, '[');
+/* The messages of a path, root first, into out (after `first`: no comma before the first). */
+static void write_path(const ts_entry **path, size_t count, ts_arena *arena, ts_buf *out) {
     for (size_t i = 0; i < count; i++) {
         ts_json m = chat_message(arena, ts_str_from(ts_entry_role_name(path[i]->role)), &path[i]->content, path[i]->id,
                                  path[i]->timestamp);
         if (i) ts_buf_append_char(out, ',');
         ts_codec_write(out, &m, TS_WRITE_COMPACT);
     }
+}
+
+/* The stored conversation: the transcript, then the user messages still in the inbox. */
+static bool read_conversation(const ts_journal *j, ts_arena *arena, ts_buf *out, ts_error *err) {
+    const ts_entry **path = NULL;
+    size_t count = 0;
+    if (j->has_checkpoint && !ts_journal_path(j, j->checkpoint.leaf_id, arena, &path, &count, err)) return false;
+    ts_buf_append_char(out, '[');
+    write_path(path, count, arena, out);
     bool first = count == 0;
     for (uint64_t k = j->has_checkpoint ? j->checkpoint.signals_consumed : 0; k < j->signal_count; k++) {
         ts_json m = chat_message(arena, ts_str_from("user"), &j->signals[k], NULL, (ts_str){NULL, 0});
@@ -267,6 +272,55 @@ static bool read_conversation(const ts_journal *j, ts_arena *arena, ts_buf *out,
     }
     ts_buf_append_char(out, ']');
     return true;
+}
+
+/* Every branch the journal keeps (a history read): the path to each entry no other entry
+ * continues, the current transcript among them, in commit order of their leaves. */
+static bool read_history(const ts_journal *j, ts_arena *arena, ts_buf *out, ts_error *err) {
+    bool *continued = ts_arena_calloc(arena, j->entry_count + 1, sizeof *continued);
+    if (!continued) return ts_error_set(err, TS_ERR_NOMEM, "out of memory"), false;
+    for (size_t i = 0; i < j->entry_count; i++) {
+        const ts_entry *parent = j->entries[i].parent_id[0] ? ts_journal_find_entry(j, j->entries[i].parent_id) : NULL;
+        if (parent) continued[parent - j->entries] = true;
+    }
+    ts_buf_append_char(out, '[');
+    for (size_t i = 0, written = 0; i < j->entry_count; i++) {
+        const ts_entry **path;
+        size_t count;
+        if (continued[i]) continue;
+        if (!ts_journal_path(j, j->entries[i].id, arena, &path, &count, err)) return false;
+        ts_buf_append_str(out, written++ ? ",[" : "[");
+        write_path(path, count, arena, out);
+        ts_buf_append_char(out, ']');
+    }
+    ts_buf_append_char(out, ']');
+    return true;
+}
+
+/* Where an edit of user message `at` (edit) or a fork before assistant message `at` begins its
+ * branch: an index into the transcript (its length for a fork at the end). False (err: the
+ * refusal PROTOCOL.md asks for) when the conversation has no such position: no such user
+ * message (or one still queued in the inbox), no such assistant message, or a fork at the end
+ * while a call is pending. */
+static bool branch_position(const ts_journal *j, ts_arena *arena, bool edit, int64_t at, size_t *position, ts_error *err) {
+    const ts_entry **path = NULL;
+    size_t count = 0, seen = 0;
+    if (j->has_checkpoint && !ts_journal_path(j, j->checkpoint.leaf_id, arena, &path, &count, err)) return false;
+    for (size_t i = 0; i < count && at >= 0; i++)
+        if (path[i]->role == (edit ? TS_ENTRY_USER : TS_ENTRY_ASSISTANT) && (int64_t)seen++ == at) {
+            *position = i;
+            return true;
+        }
+    if (!edit && at == (int64_t)seen && !waiting_on_tool(j, arena)) {
+        *position = count;
+        return true;
+    }
+    if (!edit && at == (int64_t)seen)
+        ts_error_set(err, TS_ERR_REFUSED, "refused: a fork at the end of the conversation while a tool call is pending");
+    else
+        ts_error_set(err, TS_ERR_REFUSED, "refused: the conversation has no %s message %lld (it holds %zu)", edit ? "user" : "assistant",
+                     (long long)at, seen);
+    return false;
 }
 
 typedef struct request {
@@ -362,6 +416,29 @@ void ts_testee_after_answer(const ts_testee_config *config) {
     ts_arena_free(&arena);
 }
 
+/* An edit or a fork (PROTOCOL.md `resume`): the engine's own branch, a signal that replaces the
+ * transcript from a position on ("branchFrom") and is consumed at once, whatever is pending
+ * ("immediate"); then the engine runs on the new branch. The resume-branch-keeps-suffix mutant
+ * checks the position as the reference does, then delivers a plain message: no cut. */
+static bool branch(const ts_testee_config *config, ts_store *store, pipe_world *world, const request *r,
+                   const ts_journal *j, ts_str text, const char **status, ts_error *err) {
+    const ts_json *a = r->action, *edit = ts_json_get(a, "edit"), *at = edit ? edit : ts_json_get(a, "fork");
+    size_t position = 0;
+    if (!at || at->kind != TS_JSON_INT) return ts_error_set(err, TS_ERR_INPUT, "an edit or a fork needs an integer position"), false;
+    if (!branch_position(j, world->arena, edit != NULL, at->u.i, &position, err)) return false;
+    ts_json_builder b;
+    ts_json_builder_init(&b, world->arena);
+    ts_json_builder_add(&b, "text", ts_json_make_string(text));
+    if (!(config->mutant && config->mutant->branch == TS_BRANCH_KEEPS_SUFFIX)) {
+        ts_json_builder_add(&b, "branchFrom", ts_json_make_int((int64_t)position));
+        ts_json_builder_add(&b, "immediate", ts_json_make_bool(true));
+    }
+    ts_json signal;
+    return ts_json_builder_finish(&b, &signal) &&
+           NOTIFIED(world, "an edit or a fork into the inbox", ts_store_deliver_signal(store, &signal, j->events_applied + 1, err)) &&
+           run_engine(config, store, world, r, (ts_str){NULL, 0}, status, err);
+}
+
 static bool act(const ts_testee_config *config, ts_store *store, pipe_world *world, const request *r, ts_buf *out,
                 ts_error *err) {
     ts_arena *arena = world->arena;
@@ -373,9 +450,16 @@ static bool act(const ts_testee_config *config, ts_store *store, pipe_world *wor
     const char *status = "idle";
     if (!ok) {
     } else if (ts_json_get(a, "read")) {
+        const ts_json *history = ts_json_get(a, "history");
         ts_buf_appendf(out, ",\"status\":\"%s\",\"messages\":", waiting_on_tool(&j, arena) ? "waiting" : "idle");
         ok = read_conversation(&j, arena, out, err);
+        if (ok && history && history->kind == TS_JSON_TRUE) {
+            ts_buf_append_str(out, ",\"history\":");
+            ok = read_history(&j, arena, out, err);
+        }
         status = NULL;
+    } else if (user.ptr && (ts_json_get(a, "edit") || ts_json_get(a, "fork"))) {
+        ok = branch(config, store, world, r, &j, user, &status, err);
     } else if (user.ptr && !j.has_checkpoint) { /* the first message: the execution's input */
         ok = run_engine(config, store, world, r, user, &status, err);
     } else if (user.ptr) {

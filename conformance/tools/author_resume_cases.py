@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Authoring tool for the resume cases in conformance/cases/resume/ (not run by tests).
 
-Each case is a scenario (SPEC.md section 6.1, without edits) and a hand-written expectation:
+Each case is a scenario (SPEC.md section 6.1; edits and forks as SPEC 6.4 defines them, not the
+reference profile's branch events) and a hand-written expectation:
 the roles of the conversation the case must end with ("u", "a", "t" per item: user message,
 assistant message, tool result). The tool writes the cases to a scratch suite, certifies the
 reference on it (`turnstile certify --reference`, every kill point), refuses to write anything
@@ -36,7 +37,7 @@ def scenario(n, user_input, llm, tools=None, events=None):
     s = {"executionId": thread(n), "input": user_input, "llm": llm}
     if tools:
         s["tools"] = tools
-    if events:
+    if events is not None:
         s["events"] = events
     return s
 
@@ -172,6 +173,80 @@ case("Resume.U9.sync_tools_across_turns", ["U9", "U7", "U3", "U5"],
               tools=TOOLS, events=[{"restart": True}, {"signal": "turn two"}, {"restart": True},
                                    {"signal": "turn three"}]),
      "uattauattaua")
+case("Resume.U2.sync_result_kept_while_sibling_waits", ["U2", "U6", "U8"],
+     "Found by the differential resume fuzzer against LangGraph: a synchronous call beside an asynchronous one that never "
+     "answers. The synchronous call ran; its result must be in the conversation while the sibling waits (an engine that "
+     "runs one answer's calls as one task and throws the finished ones' results away when another suspends loses it).",
+     scenario(21, "add, then fetch", [{"text": "on it", "toolCalls": [call("c1", "add", a=1), call("c2", "fetch", url="z")]}],
+              tools={"add": {"result": 5}, "fetch": {"result": {"body": "ok"}, "async": True}}, events=[]),
+     "uat")
+
+# Branches (SPEC 6.4, U12-U15): an edit of user message K, a fork before assistant message N. Every user text,
+# answer and call id is unique in a case that branches (items are told apart across branches by content).
+case("Resume.U12.edit_at_root", ["U12", "U13", "U14"],
+     "Edit the first message after a turn with a tool: the new branch is the new message and its own turn; the old "
+     "answer, result and call are nowhere in it, and the old call does not run again.",
+     scenario(22, "what is 2+3?", [{"text": "adding", "toolCalls": [call("c1", "add", a=2, b=3)]}, {"text": "it is 5"},
+                                   {"text": "adding again", "toolCalls": [call("c2", "add", a=4, b=4)]}, {"text": "it is 8"}],
+              tools=ADD, events=[{"edit": 0, "text": "what is 4+4?"}]),
+     "uata")
+case("Resume.U12.edit_in_the_middle", ["U12", "U13", "U3"],
+     "Three turns, then the second user message is edited: the first turn stays as it was (ids and all), the second "
+     "and third are abandoned, and the conversation goes on from the edit.",
+     scenario(23, "turn one", [{"text": "answer one"}, {"text": "answer two", "toolCalls": [call("c1", "add", t=2)]},
+                               {"text": "two done"}, {"text": "answer three"}, {"text": "answer two, edited"},
+                               {"text": "answer four"}],
+              tools=ADD, events=[{"signal": "turn two"}, {"signal": "turn three"}, {"edit": 1, "text": "turn two, edited"},
+                                 {"signal": "turn four"}]),
+     "uauaua")
+case("Resume.U12.edit_and_fork_beyond_the_end", ["U12", "U8"],
+     "An edit of a user message the conversation does not have and a fork past its last assistant message are refused "
+     "(an error answer) and change nothing; the conversation goes on.",
+     scenario(24, "only one", [{"text": "answer one"}, {"text": "answer two"}],
+              events=[{"edit": 1, "text": "no such message"}, {"fork": 2, "text": "no such point"},
+                      {"signal": "and the next"}]),
+     "uaua")
+case("Resume.U15.edit_while_call_pending", ["U15", "U12", "U14", "U8"],
+     "A call is pending when the first message is edited: a fork at the end is refused first (the conversation there "
+     "holds a call without its result), then the edit abandons the call; its late result changes nothing, is never "
+     "completed into the new branch, and the call never runs again.",
+     scenario(25, "fetch it", [{"text": "fetching", "toolCalls": [call("c1", "fetch", url="x")]},
+                               {"text": "adding instead", "toolCalls": [call("c2", "add", a=1)]}, {"text": "added"},
+                               {"text": "still added"}],
+              tools=TOOLS, events=[{"fork": 1, "text": "fork at the end"}, {"edit": 0, "text": "never mind, add"},
+                                   {"complete": "c1"}, {"signal": "and now?"}]),
+     "uataua")
+case("Resume.U12.signal_queued_on_abandoned_branch", ["U12", "U3", "U8"],
+     "A user message queued behind a pending call is abandoned with its branch when an earlier message is edited: it "
+     "appears in no later view or read.",
+     scenario(26, "start", [{"text": "first answer"}, {"text": "fetching", "toolCalls": [call("c1", "fetch", url="y")]},
+                            {"text": "edited answer"}],
+              tools=TOOLS, events=[{"signal": "fetch"}, {"signal": "queued while waiting"},
+                                   {"edit": 1, "text": "fetch, edited"}]),
+     "uaua")
+case("Resume.U14.fork_keeps_tool_results", ["U14", "U12", "U6"],
+     "Fork before the second answer of a turn with two tool calls: the branch keeps both results (the tools do not run "
+     "again) and continues with the new message.",
+     scenario(27, "add twice", [{"text": "adding", "toolCalls": [call("c1", "add", a=1), call("c2", "add", a=2)]},
+                                {"text": "both added"},
+                                {"text": "subtracting", "toolCalls": [call("c3", "add", a=-1)]}, {"text": "subtracted"}],
+              tools=ADD, events=[{"fork": 1, "text": "actually, subtract"}]),
+     "uattuata")
+case("Resume.U12.fork_after_restart", ["U12", "U9", "U14"],
+     "Two turns, a restart, then a fork before the second answer: the branch keeps the first turn and the second "
+     "message, takes the new one, and a kill at any point of the fork ends in the same conversation.",
+     scenario(28, "first", [{"text": "answer one"}, {"text": "answer two", "toolCalls": [call("c1", "add", b=1)]},
+                            {"text": "two done"}, {"text": "forked answer"}],
+              tools=ADD, events=[{"signal": "second"}, {"restart": True}, {"fork": 1, "text": "second, forked"}]),
+     "uauua")
+case("Resume.U13.edit_of_an_edit", ["U13", "U12"],
+     "The second message is edited, then the edit is edited again: three branches, ids unique across them, each "
+     "abandoned one unchanged where the engine keeps it readable.",
+     scenario(29, "question one", [{"text": "reply one"}, {"text": "reply two"}, {"text": "reply two, edited"},
+                                   {"text": "reply two, edited again"}, {"text": "reply three"}],
+              events=[{"signal": "question two"}, {"edit": 1, "text": "question two, edited"},
+                      {"edit": 1, "text": "question two, edited again"}, {"signal": "question three"}]),
+     "uauaua")
 
 
 def roles_of(messages):

@@ -224,7 +224,9 @@ static bool step_begin(ts_engine *e, bool *crashed, ts_error *err) {
 
 /* Signals waiting in the inbox become user entries, one each, in order, consumed in the same
  * commit. A signal carrying "branchFrom": K starts a new branch: its entry replaces position K
- * of the transcript (its parent is the entry before K). */
+ * of the transcript (its parent is the entry before K). One that also carries "immediate": true
+ * is consumed even while tool calls are pending (immediate_branch_waiting): the branch abandons
+ * them with the rest of the old suffix, and the new one goes on from phase llm. */
 static bool step_signals(ts_engine *e, const ts_json *state, bool *crashed, ts_error *err) {
     const ts_journal *j = &e->journal;
     uint64_t from = j->checkpoint.signals_consumed, to = j->signal_count;
@@ -385,6 +387,16 @@ static bool step_tool(ts_engine *e, const ts_json *state, bool *waiting, bool *c
     return commit_stage(e, crashed, err);
 }
 
+/* Whether the inbox holds an unconsumed signal that branches at once ("immediate": true, as the
+ * universal tier's edit and fork do: PROTOCOL.md `resume`), whatever is pending. */
+static bool immediate_branch_waiting(const ts_journal *j) {
+    for (uint64_t k = j->checkpoint.signals_consumed; k < j->signal_count; k++) {
+        const ts_json *immediate = ts_json_get(&j->signals[k], "immediate");
+        if (ts_json_get(&j->signals[k], "branchFrom") && immediate && immediate->kind == TS_JSON_TRUE) return true;
+    }
+    return false;
+}
+
 /* ------------------------------------------------------------------------ the engine ---- */
 
 ts_engine *ts_engine_open(ts_store *store, ts_world *world, const char *execution_id, ts_str input,
@@ -462,8 +474,9 @@ bool ts_engine_run(ts_engine *e, ts_engine_state *out, ts_error *err) {
         if (resuming) phase = e->hooks.resumed_phase(e->options.hooks_context, phase);
         resuming = false;
         bool ok = true, waiting = false;
-        if ((ts_str_eq_cstr(phase, "idle") || ts_str_eq_cstr(phase, "llm")) &&
-            j->signal_count > j->checkpoint.signals_consumed) {
+        if (((ts_str_eq_cstr(phase, "idle") || ts_str_eq_cstr(phase, "llm")) &&
+             j->signal_count > j->checkpoint.signals_consumed) ||
+            (ts_str_eq_cstr(phase, "tools") && immediate_branch_waiting(j))) {
             ok = step_signals(e, state, &crashed, err);
         } else if (ts_str_eq_cstr(phase, "idle")) {
             *out = TS_ENGINE_WAITING_SIGNAL;

@@ -4,7 +4,8 @@
  *
  * Owns: when and what to commit. Every step is one atomic commit:
  *   - the input, or the signals waiting in the inbox, become user entries (one each, in order)
- *     together with the checkpoint that consumes them;
+ *     together with the checkpoint that consumes them (a signal with "branchFrom" starts a
+ *     branch there; with "immediate" too, at once, abandoning the calls pending);
  *   - one LLM task's answer becomes one assistant entry, with the task's result and the next
  *     checkpoint (phase "tools" with the pending tool calls and index 0, or "idle");
  *   - one tool call's result becomes one tool entry, with the task's result and the checkpoint

@@ -55,6 +55,12 @@ static bool apply_event(ts_store *store, ts_engine *engine, const ts_scenario *s
         if (!ts_store_mark_event(store, next + 1, err)) return false;
         ts_engine_note_event(engine, next + 1);
         return true;
+    case TS_EVENT_EDIT:
+    case TS_EVENT_FORK:
+        ts_error_set(err, TS_ERR_INPUT, "events[%llu]: an %s is an action of the universal tier (op resume, SPEC 6.4); the reference "
+                     "profile's edit is {\"branch\": K, \"text\": ...}", (unsigned long long)next,
+                     ev->kind == TS_EVENT_EDIT ? "edit" : "fork");
+        return false;
     }
     ts_error_set(err, TS_ERR_INPUT, "event %llu has an unknown kind", (unsigned long long)next);
     return false;

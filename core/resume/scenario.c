@@ -97,22 +97,27 @@ static bool read_events(const ts_json *events, ts_arena *arena, ts_scenario *out
         ts_event *ev = &out->events[out->event_count++];
         snprintf(path, sizeof path, "events[%zu]", i);
         if (e->kind != TS_JSON_OBJECT || e->u.o.count == 0)
-            return fail(err, TS_ERR_INPUT, path, "an event must be an object: signal, branch, complete or restart");
+            return fail(err, TS_ERR_INPUT, path, "an event must be an object: signal, branch, edit, fork, complete or restart");
         const ts_json *signal = ts_json_get(e, "signal"), *branch = ts_json_get(e, "branch");
         const ts_json *complete = ts_json_get(e, "complete"), *restart = ts_json_get(e, "restart");
-        if ((signal != NULL) + (branch != NULL) + (complete != NULL) + (restart != NULL) != 1)
-            return fail(err, TS_ERR_INPUT, path, "an event has exactly one of signal, branch, complete and restart");
+        const ts_json *edit = ts_json_get(e, "edit"), *fork = ts_json_get(e, "fork");
+        if ((signal != NULL) + (branch != NULL) + (complete != NULL) + (restart != NULL) + (edit != NULL) +
+                (fork != NULL) != 1)
+            return fail(err, TS_ERR_INPUT, path, "an event has exactly one of signal, branch, edit, fork, complete and restart");
         if (signal) {
             if (signal->kind != TS_JSON_STRING) return fail(err, TS_ERR_INPUT, path, "\"signal\" must be a string");
             ev->kind = TS_EVENT_SIGNAL;
             ev->text = signal->u.s;
-        } else if (branch) {
-            const ts_json *text = ts_json_get(e, "text");
-            if (branch->kind != TS_JSON_INT || branch->u.i < 0)
-                return fail(err, TS_ERR_INPUT, path, "\"branch\" must be a transcript index (an integer >= 0)");
-            if (!text || text->kind != TS_JSON_STRING) return fail(err, TS_ERR_INPUT, path, "a branch needs a \"text\" string");
-            ev->kind = TS_EVENT_BRANCH;
-            ev->branch_at = (uint64_t)branch->u.i;
+        } else if (branch || edit || fork) {
+            const ts_json *at = branch ? branch : edit ? edit : fork, *text = ts_json_get(e, "text");
+            if (at->kind != TS_JSON_INT || at->u.i < 0)
+                return fail(err, TS_ERR_INPUT, path, branch ? "\"branch\" must be a transcript index (an integer >= 0)"
+                                       : edit ? "\"edit\" must be a user message's index (an integer >= 0)"
+                                              : "\"fork\" must be an assistant message's index (an integer >= 0)");
+            if (!text || text->kind != TS_JSON_STRING)
+                return fail(err, TS_ERR_INPUT, path, "a branch, an edit or a fork needs a \"text\" string");
+            ev->kind = branch ? TS_EVENT_BRANCH : edit ? TS_EVENT_EDIT : TS_EVENT_FORK;
+            ev->branch_at = (uint64_t)at->u.i;
             ev->text = text->u.s;
         } else if (complete) {
             if (complete->kind != TS_JSON_STRING || complete->u.s.len == 0)
@@ -135,7 +140,8 @@ static bool check_cost(const ts_scenario *s, ts_error *err) {
         if (calls && calls->kind == TS_JSON_ARRAY) steps += calls->u.a.count;
     }
     for (size_t i = 0; i < s->event_count; i++)
-        rebuilds += s->events[i].kind == TS_EVENT_RESTART || s->events[i].kind == TS_EVENT_BRANCH;
+        rebuilds += s->events[i].kind == TS_EVENT_RESTART || s->events[i].kind == TS_EVENT_BRANCH ||
+                    s->events[i].kind == TS_EVENT_EDIT || s->events[i].kind == TS_EVENT_FORK;
     if (steps <= TS_SCENARIO_MAX_STEPS && (1 + rebuilds) * steps <= TS_SCENARIO_MAX_WORK) return true;
     char what[300];
     snprintf(what, sizeof what,
@@ -197,30 +203,153 @@ static ts_str tool_of_call(const ts_scenario *scenario, ts_str call_id) {
     return (ts_str){NULL, 0};
 }
 
+/* What a client counts of the conversation while it sends the actions (ts_scenario_action):
+ * SPEC §6.1's loop on the current branch — the model answers in order, a synchronous tool's
+ * result at once, an asynchronous call pending until its `complete` — and §6.4's branches: an
+ * edit of user message K keeps the assistant messages before it, a fork at N the first N. */
+typedef struct played_call {
+    ts_str call_id;
+    size_t answer;          /* the llm answer that asked for it */
+} played_call;
+
+typedef struct client_count {
+    const ts_scenario *scenario;
+    size_t answers;         /* model answers used, over every branch */
+    size_t *answer_at;      /* answer_at[i]: the llm answer assistant message i of this branch is */
+    size_t *users_at;       /* users_at[i]: user messages before assistant message i */
+    size_t assistants, users;
+    played_call *pending;   /* async calls asked for and not completed */
+    size_t pending_count;
+    played_call *abandoned; /* calls a branch abandoned while they were pending */
+    size_t abandoned_count;
+    bool overrun;           /* the loop asked for more answers than llm holds */
+} client_count;
+
+static const ts_json *tool_calls_of(const ts_scenario *scenario, size_t answer) {
+    const ts_json *calls = ts_json_get(&scenario->llm[answer], "toolCalls");
+    return calls && calls->kind == TS_JSON_ARRAY ? calls : NULL;
+}
+
+/* false: out of memory. Every answer is used once at most, so no more calls than llm asks for
+ * are ever pending or abandoned. */
+static bool count_init(client_count *c, const ts_scenario *scenario, ts_arena *arena) {
+    size_t calls = 0;
+    for (size_t k = 0; k < scenario->llm_count; k++) {
+        const ts_json *asked = tool_calls_of(scenario, k);
+        calls += asked ? asked->u.a.count : 0;
+    }
+    *c = (client_count){.scenario = scenario, .users = 1};
+    c->answer_at = ts_arena_calloc(arena, scenario->llm_count + 1, sizeof *c->answer_at);
+    c->users_at = ts_arena_calloc(arena, scenario->llm_count + 1, sizeof *c->users_at);
+    c->pending = ts_arena_calloc(arena, calls + 1, sizeof *c->pending);
+    c->abandoned = ts_arena_calloc(arena, calls + 1, sizeof *c->abandoned);
+    return c->answer_at && c->users_at && c->pending && c->abandoned;
+}
+
+/* The loop from a user message or the last result: the model answers until an answer asks for
+ * nothing or leaves an async call pending (a synchronous call's result follows at once). */
+static void count_loop(client_count *c) {
+    const ts_scenario *sc = c->scenario;
+    while (c->pending_count == 0) {
+        if (c->answers >= sc->llm_count) {
+            c->overrun = true;
+            return;
+        }
+        size_t g = c->answers++;
+        const ts_json *calls = tool_calls_of(sc, g);
+        c->answer_at[c->assistants] = g;
+        c->users_at[c->assistants++] = c->users;
+        size_t n = calls ? calls->u.a.count : 0;
+        for (size_t i = 0; i < n; i++) {
+            const ts_tool_script *tool = ts_scenario_tool(sc, ts_json_string(ts_json_get(&calls->u.a.items[i], "name")));
+            if (tool && tool->async)
+                c->pending[c->pending_count++] = (played_call){ts_json_string(ts_json_get(&calls->u.a.items[i], "callId")), g};
+        }
+        if (n == 0) return; /* the turn is over */
+    }
+}
+
+/* The index of call_id among the pending calls, or pending_count when it is not pending. */
+static size_t pending_index(const client_count *c, ts_str call_id) {
+    size_t i = 0;
+    while (i < c->pending_count && !ts_str_eq(c->pending[i].call_id, call_id)) i++;
+    return i;
+}
+
+static void count_complete(client_count *c, ts_str call_id) {
+    size_t at = pending_index(c, call_id);
+    if (at == c->pending_count) return; /* not pending (abandoned by a branch, or a stray) */
+    c->pending[at] = c->pending[--c->pending_count];
+    if (c->pending_count == 0) count_loop(c);
+}
+
+/* The assistant messages before user message `at` of this branch. */
+static size_t assistants_before_user(const client_count *c, size_t at) {
+    size_t kept = 0;
+    while (kept < c->assistants && c->users_at[kept] <= at) kept++;
+    return kept;
+}
+
+/* An edit or a fork: refused when the conversation has no such position; else the branch keeps
+ * its prefix, abandons what is pending, takes the new message and runs. */
+static void count_branch(client_count *c, ts_scenario_action *a) {
+    a->answers_before = c->answers;
+    size_t at = a->branch_at > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)a->branch_at;
+    if (a->kind == TS_SCENARIO_EDIT) {
+        a->refused = at >= c->users;
+        if (a->refused) return;
+        c->assistants = assistants_before_user(c, at);
+        c->users = at;
+    } else {
+        a->refused = at > c->assistants || (at == c->assistants && c->pending_count > 0);
+        if (a->refused) return;
+        if (at < c->assistants) c->users = c->users_at[at];
+        c->assistants = at;
+    }
+    for (size_t i = 0; i < c->pending_count; i++) c->abandoned[c->abandoned_count++] = c->pending[i];
+    c->pending_count = 0;
+    c->users++;
+    count_loop(c);
+}
+
+static ts_scenario_action complete_action(const ts_scenario *scenario, const ts_event *e, size_t i, ts_error *err) {
+    const ts_tool_script *tool = ts_scenario_tool(scenario, tool_of_call(scenario, e->call_id));
+    if (!tool) {
+        ts_error_set(err, TS_ERR_INPUT, "events[%zu].complete: no llm answer calls a scripted tool with call id \"%.*s\"", i,
+                     (int)(e->call_id.len > 60 ? 60 : e->call_id.len), e->call_id.ptr ? e->call_id.ptr : "");
+        return (ts_scenario_action){.kind = TS_SCENARIO_RESTART};
+    }
+    return (ts_scenario_action){.kind = TS_SCENARIO_COMPLETE, .call_id = e->call_id, .failed = tool->failed,
+                                .result = tool->result};
+}
+
+static ts_scenario_action_kind action_kind(ts_event_kind kind) {
+    return kind == TS_EVENT_BRANCH ? TS_SCENARIO_BRANCH : kind == TS_EVENT_EDIT ? TS_SCENARIO_EDIT : TS_SCENARIO_FORK;
+}
+
 bool ts_scenario_actions(const ts_scenario *scenario, ts_arena *arena, ts_scenario_action **out, size_t *count,
                          ts_error *err) {
     ts_scenario_action *actions = ts_arena_calloc(arena, scenario->event_count + 1, sizeof *actions);
-    if (!actions) return ts_error_set(err, TS_ERR_NOMEM, "out of memory"), false;
-    size_t n = 0, users = 0;
-    actions[n++] = (ts_scenario_action){.kind = TS_SCENARIO_USER, .text = scenario->input, .users_before = users++};
+    client_count c;
+    if (!count_init(&c, scenario, arena) || !actions) return ts_error_set(err, TS_ERR_NOMEM, "out of memory"), false;
+    size_t n = 0;
+    actions[n++] = (ts_scenario_action){.kind = TS_SCENARIO_USER, .text = scenario->input};
+    count_loop(&c);
     for (size_t i = 0; i < scenario->event_count; i++) {
         const ts_event *e = &scenario->events[i];
         ts_scenario_action *a = &actions[n++];
         if (e->kind == TS_EVENT_SIGNAL) {
-            *a = (ts_scenario_action){.kind = TS_SCENARIO_USER, .text = e->text, .users_before = users++};
-        } else if (e->kind == TS_EVENT_BRANCH) {
-            *a = (ts_scenario_action){.kind = TS_SCENARIO_BRANCH, .text = e->text, .branch_at = e->branch_at};
+            *a = (ts_scenario_action){.kind = TS_SCENARIO_USER, .text = e->text, .users_before = c.users++};
+            if (c.pending_count == 0) count_loop(&c);
+        } else if (e->kind == TS_EVENT_BRANCH || e->kind == TS_EVENT_EDIT || e->kind == TS_EVENT_FORK) {
+            *a = (ts_scenario_action){.kind = action_kind(e->kind), .text = e->text, .branch_at = e->branch_at};
+            if (e->kind != TS_EVENT_BRANCH) count_branch(&c, a);
         } else if (e->kind == TS_EVENT_RESTART) {
             *a = (ts_scenario_action){.kind = TS_SCENARIO_RESTART};
         } else {
-            const ts_tool_script *tool = ts_scenario_tool(scenario, tool_of_call(scenario, e->call_id));
-            if (!tool) {
-                ts_error_set(err, TS_ERR_INPUT, "events[%zu].complete: no llm answer calls a scripted tool with call id \"%.*s\"", i,
-                             (int)(e->call_id.len > 60 ? 60 : e->call_id.len), e->call_id.ptr ? e->call_id.ptr : "");
-                return false;
-            }
-            *a = (ts_scenario_action){.kind = TS_SCENARIO_COMPLETE, .call_id = e->call_id, .failed = tool->failed,
-                                      .result = tool->result};
+            *a = complete_action(scenario, e, i, err);
+            if (a->kind != TS_SCENARIO_COMPLETE) return false;
+            count_complete(&c, e->call_id);
         }
     }
     *out = actions;
@@ -230,104 +359,138 @@ bool ts_scenario_actions(const ts_scenario *scenario, ts_arena *arena, ts_scenar
 
 /* ------------------------------------------------ playing the scenario as a resume case ---- */
 
-typedef struct played_call {
-    ts_str call_id;
-    size_t answer;      /* the llm answer that asked for it */
-} played_call;
-
-typedef struct resume_play {
-    const ts_scenario *scenario;
-    played_call *pending;   /* async calls asked for and not completed */
-    size_t pending_count;
-    size_t next_answer;     /* how many model answers the loop has used */
-    bool overrun;           /* the loop asked for more answers than llm holds */
-} resume_play;
-
-static const ts_json *tool_calls_of(const ts_scenario *scenario, size_t answer) {
-    const ts_json *calls = ts_json_get(&scenario->llm[answer], "toolCalls");
-    return calls && calls->kind == TS_JSON_ARRAY ? calls : NULL;
-}
-
-/* SPEC §6.1's loop from a user message or the last result: the model answers until an answer
- * asks for nothing or leaves an async call pending (a synchronous call's result follows at once). */
-static void play_loop(resume_play *p) {
-    const ts_scenario *sc = p->scenario;
-    for (;;) {
-        if (p->next_answer >= sc->llm_count) {
-            p->overrun = true;
-            return;
-        }
-        size_t answer = p->next_answer++;
-        const ts_json *calls = tool_calls_of(sc, answer);
-        size_t n = calls ? calls->u.a.count : 0;
-        for (size_t i = 0; i < n; i++) {
-            const ts_json *call = &calls->u.a.items[i];
-            const ts_tool_script *tool = ts_scenario_tool(sc, ts_json_string(ts_json_get(call, "name")));
-            if (tool && tool->async)
-                p->pending[p->pending_count++] = (played_call){ts_json_string(ts_json_get(call, "callId")), answer};
-        }
-        if (p->pending_count || n == 0) return;
-    }
-}
-
-/* The index of call_id among the pending calls, or pending_count when it is not pending. */
-static size_t pending_index(const resume_play *p, ts_str call_id) {
-    size_t i = 0;
-    while (i < p->pending_count && !ts_str_eq(p->pending[i].call_id, call_id)) i++;
-    return i;
-}
-
 /* A complete every engine reads the same way: its call is pending, and no async call asked
  * before it by the same answer still is (an engine may run one answer's calls one at a time). */
-static bool completes_in_order(const resume_play *p, ts_str call_id) {
-    size_t at = pending_index(p, call_id);
-    if (at == p->pending_count) return false;
-    const ts_json *calls = tool_calls_of(p->scenario, p->pending[at].answer);
-    for (size_t c = 0; calls && c < calls->u.a.count; c++) {
-        ts_str before = ts_json_string(ts_json_get(&calls->u.a.items[c], "callId"));
+static bool completes_in_order(const client_count *c, ts_str call_id) {
+    size_t at = pending_index(c, call_id);
+    if (at == c->pending_count) return false;
+    const ts_json *calls = tool_calls_of(c->scenario, c->pending[at].answer);
+    for (size_t k = 0; calls && k < calls->u.a.count; k++) {
+        ts_str before = ts_json_string(ts_json_get(&calls->u.a.items[k], "callId"));
         if (ts_str_eq(before, call_id)) break;
-        if (pending_index(p, before) < p->pending_count) return false;
+        if (pending_index(c, before) < c->pending_count) return false;
     }
     return true;
 }
 
-static void play_complete(resume_play *p, ts_str call_id) {
-    size_t at = pending_index(p, call_id);
-    TS_ASSERT(at < p->pending_count); /* completes_in_order said it is pending */
-    p->pending[at] = p->pending[--p->pending_count];
-    if (p->pending_count == 0) play_loop(p);
+static bool abandoned_while_pending(const client_count *c, ts_str call_id) {
+    for (size_t i = 0; i < c->abandoned_count; i++)
+        if (ts_str_eq(c->abandoned[i].call_id, call_id)) return true;
+    return false;
+}
+
+/* An edit that plays the same way for every engine: not of a user message that arrived behind
+ * an assistant message's tool calls (whether the branch begins before or after their results
+ * is the engine's choice). A refused edit (no such message) plays: nothing happens. */
+static bool edit_plays(const client_count *c, const ts_event *ev, size_t index, ts_error *err) {
+    size_t at = ev->branch_at > SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)ev->branch_at;
+    if (at >= c->users) return true;
+    size_t kept = assistants_before_user(c, at);
+    const ts_json *calls = kept ? tool_calls_of(c->scenario, c->answer_at[kept - 1]) : NULL;
+    if (!calls || calls->u.a.count == 0) return true;
+    ts_error_set(err, TS_ERR_INPUT, "events[%zu]: edits user message %zu, which arrived behind the tool calls of assistant "
+                 "message %zu: where the branch begins (before or after their results) is the engine's choice",
+                 index, at, kept - 1);
+    return false;
+}
+
+static bool event_plays(client_count *c, const ts_event *ev, size_t i, ts_error *err) {
+    if (ev->kind == TS_EVENT_BRANCH) {
+        ts_error_set(err, TS_ERR_INPUT, "events[%zu]: a branch (the reference profile's edit) is not part of resume cases: "
+                     "edit or fork instead", i);
+        return false;
+    }
+    if (ev->kind == TS_EVENT_COMPLETE && !completes_in_order(c, ev->call_id) && !abandoned_while_pending(c, ev->call_id)) {
+        ts_error_set(err, TS_ERR_INPUT, "events[%zu]: completes %.*s, which is not pending then, or before an async call the same "
+                     "answer asked for earlier (engines may run one answer's calls one at a time)", i,
+                     (int)(ev->call_id.len > 60 ? 60 : ev->call_id.len), ev->call_id.ptr);
+        return false;
+    }
+    if (ev->kind == TS_EVENT_EDIT && !edit_plays(c, ev, i, err)) return false;
+    if (ev->kind == TS_EVENT_SIGNAL) {
+        c->users++;
+        if (c->pending_count == 0) count_loop(c);
+    } else if (ev->kind == TS_EVENT_COMPLETE) {
+        count_complete(c, ev->call_id);
+    } else if (ev->kind == TS_EVENT_EDIT || ev->kind == TS_EVENT_FORK) {
+        ts_scenario_action a = {.kind = action_kind(ev->kind), .branch_at = ev->branch_at};
+        count_branch(c, &a);
+    }
+    return true;
+}
+
+static bool no_arguments(const ts_json *v) {
+    return !v || v->kind == TS_JSON_NULL || (v->kind == TS_JSON_OBJECT && v->u.o.count == 0);
+}
+
+/* Two answers the judge cannot tell apart: the same text, calls (ids, names) and arguments. */
+static bool answers_alike(const ts_scenario *sc, size_t g, size_t h) {
+    ts_str a = ts_json_string(ts_json_get(&sc->llm[g], "text")), b = ts_json_string(ts_json_get(&sc->llm[h], "text"));
+    if (!ts_str_eq(a.ptr ? a : ts_str_from(""), b.ptr ? b : ts_str_from(""))) return false;
+    const ts_json *c = tool_calls_of(sc, g), *d = tool_calls_of(sc, h);
+    size_t n = c ? c->u.a.count : 0;
+    if (n != (d ? d->u.a.count : 0)) return false;
+    ts_json null = ts_json_make_null();
+    for (size_t i = 0; i < n; i++) {
+        const ts_json *x = &c->u.a.items[i], *y = &d->u.a.items[i];
+        if (!ts_str_eq(ts_json_string(ts_json_get(x, "callId")), ts_json_string(ts_json_get(y, "callId"))) ||
+            !ts_str_eq(ts_json_string(ts_json_get(x, "name")), ts_json_string(ts_json_get(y, "name"))))
+            return false;
+        const ts_json *p = ts_json_get(x, "arguments"), *q = ts_json_get(y, "arguments");
+        if (!(no_arguments(p) && no_arguments(q)) && !ts_json_equal(p ? p : &null, q ? q : &null)) return false;
+    }
+    return true;
+}
+
+/* The text action `a` sends (0: the input, a > 0: events[a - 1]), or {NULL, 0}. */
+static ts_str action_text(const ts_scenario *sc, size_t a) {
+    if (a == 0) return sc->input;
+    const ts_event *e = &sc->events[a - 1];
+    return e->kind == TS_EVENT_SIGNAL || e->kind == TS_EVENT_EDIT || e->kind == TS_EVENT_FORK ? e->text : (ts_str){NULL, 0};
+}
+
+/* In a case that branches, items are followed by their content: user texts, the answers used
+ * and call ids must be distinct. */
+static bool distinct(const ts_scenario *sc, size_t answers_used, ts_error *err) {
+    for (size_t a = 0; a <= sc->event_count; a++)
+        for (size_t b = a + 1; b <= sc->event_count; b++) {
+            ts_str s = action_text(sc, a), t = action_text(sc, b);
+            if (s.ptr && t.ptr && ts_str_eq(s, t))
+                return ts_error_set(err, TS_ERR_INPUT, "actions %zu and %zu send the same user message: in a case that "
+                                    "branches every user message's text must be unique", a, b), false;
+        }
+    for (size_t g = 0; g < answers_used; g++)
+        for (size_t h = g + 1; h < answers_used; h++)
+            if (answers_alike(sc, g, h))
+                return ts_error_set(err, TS_ERR_INPUT, "llm[%zu] and llm[%zu] are alike: in a case that branches every "
+                                    "answer used must be unique", g, h), false;
+    for (size_t g = 0; g < sc->llm_count; g++)
+        for (size_t h = g; h < sc->llm_count; h++) {
+            const ts_json *c = tool_calls_of(sc, g), *d = tool_calls_of(sc, h);
+            for (size_t i = 0; c && i < c->u.a.count; i++)
+                for (size_t k = g == h ? i + 1 : 0; d && k < d->u.a.count; k++)
+                    if (ts_str_eq(ts_json_string(ts_json_get(&c->u.a.items[i], "callId")),
+                                  ts_json_string(ts_json_get(&d->u.a.items[k], "callId"))))
+                        return ts_error_set(err, TS_ERR_INPUT, "llm[%zu] and llm[%zu] share a call id: in a case that "
+                                            "branches every call id must be unique", g, h), false;
+        }
+    return true;
 }
 
 bool ts_scenario_check_resume(const ts_scenario *scenario, ts_arena *arena, ts_error *err) {
-    for (size_t i = 0; i < scenario->event_count; i++)
-        if (scenario->events[i].kind == TS_EVENT_BRANCH) {
-            ts_error_set(err, TS_ERR_INPUT, "events[%zu]: a branch (an edit) is not part of resume cases", i);
-            return false;
-        }
-    size_t calls = 0; /* every answer is used once at most, so no more calls than these are ever pending */
-    for (size_t k = 0; k < scenario->llm_count; k++) {
-        const ts_json *asked = tool_calls_of(scenario, k);
-        calls += asked ? asked->u.a.count : 0;
-    }
-    resume_play p = {.scenario = scenario, .pending = ts_arena_calloc(arena, calls + 1, sizeof *p.pending)};
-    if (!p.pending) return ts_error_set(err, TS_ERR_NOMEM, "out of memory"), false;
-    play_loop(&p); /* the input */
+    client_count c;
+    if (!count_init(&c, scenario, arena)) return ts_error_set(err, TS_ERR_NOMEM, "out of memory"), false;
+    count_loop(&c); /* the input */
+    bool branches = false;
     for (size_t i = 0; i < scenario->event_count; i++) {
-        const ts_event *ev = &scenario->events[i];
-        if (ev->kind == TS_EVENT_COMPLETE && !completes_in_order(&p, ev->call_id)) {
-            ts_error_set(err, TS_ERR_INPUT, "events[%zu]: completes %.*s, which is not pending then, or before an async call the same "
-                         "answer asked for earlier (engines may run one answer's calls one at a time)", i,
-                         (int)(ev->call_id.len > 60 ? 60 : ev->call_id.len), ev->call_id.ptr);
-            return false;
-        }
-        if (ev->kind == TS_EVENT_SIGNAL && p.pending_count == 0) play_loop(&p);
-        else if (ev->kind == TS_EVENT_COMPLETE) play_complete(&p, ev->call_id);
+        branches |= scenario->events[i].kind == TS_EVENT_EDIT || scenario->events[i].kind == TS_EVENT_FORK;
+        if (!event_plays(&c, &scenario->events[i], i, err)) return false;
     }
-    if (p.overrun) {
+    if (c.overrun) {
         ts_error_set(err, TS_ERR_INPUT, "llm: the loop needs more than the %zu scripted model answers", scenario->llm_count);
         return false;
     }
-    return true;
+    return !branches || distinct(scenario, c.answers, err);
 }
 
 /* Days since 1970-01-01 -> civil date (proleptic Gregorian; H. Hinnant's algorithm). */

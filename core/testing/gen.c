@@ -328,7 +328,7 @@ static size_t generate(const uint8_t *data, size_t size, ts_emitter *out) {
 }
 
 static const char *const shape_names[TS_GEN_SHAPES] = {"default", "lookalike", "partition", "lookalike-tagged",
-                                                      "partition-tagged"};
+                                                      "partition-tagged", "agent-turn"};
 
 const char *ts_gen_shape_name(ts_gen_shape shape) { return shape < TS_GEN_SHAPES ? shape_names[shape] : "?"; }
 
@@ -344,6 +344,7 @@ static size_t generate_shaped(ts_gen_shape shape, const uint8_t *data, size_t si
     case TS_GEN_LOOKALIKE_TAGGED: return ts_gen_lookalike(data, size, true, e);
     case TS_GEN_PARTITION: return ts_gen_partition(data, size, false, e);
     case TS_GEN_PARTITION_TAGGED: return ts_gen_partition(data, size, true, e);
+    case TS_GEN_AGENT_TURN: return ts_gen_agent_turn(data, size, e);
     default: return generate(data, size, e);
     }
 }

@@ -20,6 +20,12 @@
  * answer only a search can decide (up to TS_GEN_PARTITION_MAX_UPDATES updates). The default
  * shape's byte-to-stream mapping never changes (the fuzzers' regression files depend on it).
  *
+ * A fourth, TS_GEN_AGENT_TURN, is one streamed turn of a multi-agent system built from the moves by
+ * which a turn branches while it streams (gen_turn.c): a handoff (transfer_to_<agent>, the next
+ * agent under its own responseId or the same one), a fan-out (sub-agents called as tools, their
+ * answers interleaved update by update, results back in any order), a regenerated answer (an
+ * attempt abandoned, the step answered again under a new messageId or the same one), plain answers.
+ *
  * The look-alike shapes exist to stress the checkers' matching. For streams turnstile hands to
  * someone else's merger, the tagged variants carry, on every update with content,
  * "additionalProperties": {"group": ID}: a value that reveals which response group each
@@ -45,11 +51,12 @@ typedef enum ts_gen_shape {
     TS_GEN_PARTITION,
     TS_GEN_LOOKALIKE_TAGGED,
     TS_GEN_PARTITION_TAGGED,
+    TS_GEN_AGENT_TURN,
     TS_GEN_SHAPES /* how many */
 } ts_gen_shape;
 
 /* The shape's name ("default", "lookalike", "partition", "lookalike-tagged",
- * "partition-tagged"), a static string. */
+ * "partition-tagged", "agent-turn"), a static string. */
 const char *ts_gen_shape_name(ts_gen_shape shape);
 /* The shape with that name; false when none has it. */
 bool ts_gen_shape_find(const char *name, ts_gen_shape *out);

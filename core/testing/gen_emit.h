@@ -3,7 +3,7 @@
  * Owns: writing JSON either as text (JSON Lines, members in the order given) or as ts_json
  * values in an arena (for in-process fuzz targets, which then skip writing and re-parsing the
  * stream). A generator describes each update once, as a sequence of these calls. Internal to
- * the generator (gen.c, gen_lookalike.c, gen_partition.c).
+ * the generator (gen.c, gen_lookalike.c, gen_partition.c, gen_turn.c).
  */
 #ifndef TURNSTILE_CORE_TESTING_GEN_EMIT_H
 #define TURNSTILE_CORE_TESTING_GEN_EMIT_H
@@ -48,5 +48,6 @@ void ts_emit_literal(ts_emitter *e, ts_json_kind kind); /* null, true or false *
  * carry additionalProperties {"group": ID} (gen.h). */
 size_t ts_gen_lookalike(const uint8_t *data, size_t size, bool tagged, ts_emitter *out);
 size_t ts_gen_partition(const uint8_t *data, size_t size, bool tagged, ts_emitter *out);
+size_t ts_gen_agent_turn(const uint8_t *data, size_t size, ts_emitter *out);
 
 #endif

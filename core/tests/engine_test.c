@@ -484,7 +484,72 @@ static void test_events_are_told_not_reloaded(void) {
     ts_arena_free(&arena);
 }
 
+/* A branch signal with "immediate" (the universal tier's edit and fork, as the resume handler
+ * delivers them) is consumed while a tool call is pending and abandons it; without "immediate"
+ * the same signal waits for the call, as the reference profile's branch events do. */
+static void test_immediate_branch_abandons_pending_calls(void) {
+    for (int immediate = 0; immediate < 2; immediate++) {
+        ts_arena arena;
+        ts_arena_init(&arena);
+        ts_scenario s;
+        CHECK(load_scenario(&arena, with_tools, &s));
+        ts_store *store = ts_memory_store_new();
+        ts_error err;
+        ts_error_clear(&err);
+        ts_scenario_world world;
+        ts_engine *engine = open_engine(store, &s, &world, &err);
+        ts_engine_state state;
+        CHECK(engine && ts_engine_run(engine, &state, &err) && state == TS_ENGINE_WAITING_TASK); /* c2 pending */
+        ts_engine_close(engine);
+        ts_json signal;
+        const char *text = immediate ? "{\"text\":\"instead\",\"branchFrom\":1,\"immediate\":true}"
+                                     : "{\"text\":\"instead\",\"branchFrom\":1}";
+        CHECK(ts_codec_parse(&arena, text, strlen(text), &signal, &err));
+        CHECK(ts_store_deliver_signal(store, &signal, 1, &err));
+        engine = open_engine(store, &s, &world, &err);
+        CHECK(engine && ts_engine_run(engine, &state, &err));
+        char roles[64];
+        roles_of(ts_engine_journal(engine), roles, sizeof roles);
+        if (immediate) {
+            CHECK(state == TS_ENGINE_WAITING_SIGNAL); /* llm[1] answers the branch; it asks for nothing */
+            CHECK_STR_EQ(roles, "uua");
+            const ts_journal *j = ts_engine_journal(engine);
+            size_t pending = 0;
+            for (size_t i = 0; i < j->task_count; i++) pending += j->tasks[i].status == TS_TASK_PENDING;
+            CHECK(pending == 1); /* the abandoned call's task stays as it was, on the old branch */
+        } else {
+            CHECK(state == TS_ENGINE_WAITING_TASK);
+            CHECK_STR_EQ(roles, "uat");
+        }
+        ts_engine_close(engine);
+        ts_store_close(store);
+        ts_arena_free(&arena);
+    }
+}
+
+/* Edits and forks are the universal tier's actions: the reference profile's driver refuses them,
+ * naming the event. */
+static void test_drive_refuses_universal_edits(void) {
+    static const char *const scenario =
+        "{\"executionId\":\"00000000-0000-4000-8000-000000000003\",\"input\":\"hello\",\"llm\":[{\"text\":\"hi\"},"
+        "{\"text\":\"again\"}],\"events\":[{\"edit\":0,\"text\":\"hello again\"}]}";
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_scenario s;
+    CHECK(load_scenario(&arena, scenario, &s));
+    ts_store *store = ts_memory_store_new();
+    ts_engine_state state;
+    ts_error err;
+    ts_error_clear(&err);
+    CHECK(!ts_engine_drive(store, &s, NULL, &state, NULL, &err));
+    CHECK(strstr(err.message, "events[0]: an edit is an action of the universal tier") != NULL);
+    ts_store_close(store);
+    ts_arena_free(&arena);
+}
+
 int main(void) {
+    TS_RUN(test_immediate_branch_abandons_pending_calls);
+    TS_RUN(test_drive_refuses_universal_edits);
     TS_RUN(test_n_simple_turns_give_2n_entries);
     TS_RUN(test_tools_suspend_signal_branch);
     TS_RUN(test_crash_before_every_commit);

@@ -54,6 +54,30 @@ static void test_partition_and_tagged_text_and_values_agree(void) {
     check_shape(TS_GEN_PARTITION_TAGGED);
 }
 
+static void test_agent_turn_text_and_values_agree(void) { check_shape(TS_GEN_AGENT_TURN); }
+
+/* The agent-turn shape makes each of its moves: several agents in one stream, a handoff call, two
+ * agents' messages interleaved (agent A, then B, then A again, each on its own message), and an
+ * answer regenerated under a second messageId of the same agent and response. */
+static void test_agent_turn_makes_its_moves(void) {
+    int agents = 0, handoffs = 0, interleaved = 0, streams = 300;
+    for (uint64_t index = 0; index < (uint64_t)streams; index++) {
+        uint8_t bytes[256];
+        ts_gen_seed_bytes(11, index, bytes, sizeof bytes);
+        ts_buf text;
+        ts_buf_init(&text);
+        ts_gen_stream_shaped(TS_GEN_AGENT_TURN, bytes, sizeof bytes, &text);
+        const char *t = text.data;
+        agents += strstr(t, "\"agent1\"") || strstr(t, "\"agent2\"") || strstr(t, "\"agent3\"");
+        handoffs += strstr(t, "\"transfer_to_agent") != NULL;
+        interleaved += strstr(t, "sub-answer ") && strstr(t, " (sub-answer end)");
+        ts_buf_free(&text);
+    }
+    CHECK(agents > streams / 3);
+    CHECK(handoffs > streams / 5);
+    CHECK(interleaved > streams / 5);
+}
+
 /* The default shape's mapping is what the fuzzers' regression files were found with. */
 static void test_default_shape_is_the_plain_generator(void) {
     uint8_t bytes[256];
@@ -114,6 +138,8 @@ int main(void) {
     TS_RUN(test_partition_and_tagged_text_and_values_agree);
     TS_RUN(test_default_shape_is_the_plain_generator);
     TS_RUN(test_lookalike_streams_look_alike);
+    TS_RUN(test_agent_turn_text_and_values_agree);
+    TS_RUN(test_agent_turn_makes_its_moves);
     TS_RUN(test_empty_input_is_one_lean_update);
     return ts_unit_finish();
 }

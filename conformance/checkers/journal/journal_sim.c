@@ -349,6 +349,12 @@ void jc_sim_execute(sim *s) {
         case TS_EVENT_BRANCH: sim_edit_arrives(s, i); break;
         case TS_EVENT_COMPLETE: sim_complete(s, e->call_id); break;
         case TS_EVENT_RESTART: break; /* the execution continues from its journal: nothing changes */
+        case TS_EVENT_EDIT:
+        case TS_EVENT_FORK:
+            s->stuck = true;
+            jc_format(s->stuck_why, sizeof s->stuck_why, "events[%zu]: an edit or a fork is an action of the universal "
+                      "tier (op resume); the reference profile's edit is a branch event", i);
+            break;
         }
         sim_run(s);
     }

@@ -1,4 +1,6 @@
-/* resume_checks.c — the universal resume rules on a recorded history; see resume_checks.h. */
+/* resume_checks.c — the universal resume rules on a recorded history; see resume_checks.h. The
+ * events of a run, statuses (U8) and invocations (U6, U7, U10, U14) are judged here, the
+ * conversations it shows in resume_observe.c (resume_judge.h). */
 #include "conformance/checkers/resume/resume_checks.h"
 
 #include <stdio.h>
@@ -6,213 +8,27 @@
 #include <string.h>
 
 #include "conformance/checkers/findings.h"
-#include "conformance/checkers/resume/resume_expect.h"
-#include "conformance/checkers/resume/resume_match.h"
+#include "conformance/checkers/resume/resume_judge.h"
 #include "core/json/buf.h"
 #include "core/json/codec.h"
-#include "core/json/timestamp.h"
 
-enum { MAX_INVOCATIONS = 8 };
-
-/* What was last seen of one X item: its message's id and timestamp, and when. */
-typedef struct sighting {
-    bool seen;
-    ts_str message_id, created_at;
-    size_t event;
-    size_t made;        /* the last event that produced it again (a model or tool call, a re-sent action) */
-} sighting;
-
-typedef struct invocations {
-    size_t count;
-    long points[MAX_INVOCATIONS];
-    long window_end[MAX_INVOCATIONS]; /* the first protocol point after it (0: none yet) */
-} invocations;
-
-typedef struct run_judge {
-    const ts_scenario *scenario;
-    const ts_expected *x;
-    ts_arena *arena;
-    ts_findings *f;            /* this run's findings */
-    long kill_point;           /* 0: an uninterrupted run */
-    sighting *assistants, *users, **results;
-    invocations **calls;       /* per assistant, per call */
-    size_t *model_asks;        /* per k */
-    size_t user_total;
-    long max_reply;            /* the highest llm index answered so far */
-    long in_flight;            /* the scenario action sent and not answered, or -1 */
-    long interrupted;          /* the scenario action a kill interrupted, or -1 */
-    long effective;            /* the last scenario action known to have taken effect, or -1 */
-    bool reading, recovering, judge_recover_status;
-    char action[160];          /* the last action sent, for findings */
-    ts_str recover_status;
-    size_t final_assistants;
-    ts_buf final_form;         /* the last read's conversation as U9 compares it (conversation_form) */
-    char kill_what[160];
-    char crash[200];           /* a power-loss run: its crash state and what it lost ("" a killed process) */
-    bool power_loss_claimed;   /* the testee claims power-loss durability: U11 findings are U9's */
-    long killed_as;            /* a power-loss run: the killed-process run that is its kill ("killedAs"), or 0 */
-    ts_resume_judge *owner;    /* the case's judge: what earlier runs of the case re-ran */
-    bool stopped;
-} run_judge;
-
-/* ------------------------------------------------------------------------ sightings ---- */
-
-static sighting *sighting_of(run_judge *j, ts_item_key key) {
-    switch (key.kind) {
-    case TS_ITEM_KEY_ASSISTANT: return &j->assistants[key.index];
-    case TS_ITEM_KEY_USER: return &j->users[key.index];
-    case TS_ITEM_KEY_RESULT: return &j->results[key.index][key.call];
-    default: return NULL;
-    }
+/* The result identity of call `call_id` in the latest answer (up to `upto`) that asked for it. */
+static ident result_of_call(const ts_expected *x, ts_str call_id, long upto) {
+    for (long g = upto < (long)x->answers_used - 1 ? upto : (long)x->answers_used - 1; g >= 0; g--)
+        for (size_t p = 0; p < x->answers[g].call_count; p++)
+            if (ts_str_eq(x->answers[g].calls[p].call_id, call_id)) return (ident){IDENT_RESULT, (size_t)g, p};
+    return (ident){IDENT_NONE, 0, 0};
 }
 
-/* The same createdAt: the same instant to 100 ns (.NET rewrites "Z" as "+00:00", drops trailing
- * zeros and keeps 7 digits), or the same text when either is no timestamp. */
-static bool same_time(ts_str a, ts_str b) {
-    ts_instant x, y;
-    const char *why;
-    if (!ts_instant_parse(a.ptr, a.len, &x, &why) || !ts_instant_parse(b.ptr, b.len, &y, &why)) return ts_str_eq(a, b);
-    return x.seconds == y.seconds && x.fraction / 1000000000 == y.fraction / 1000000000;
-}
-
-/* U4: what was observed of an item stays, unless the item was made again since. */
-static void observe(run_judge *j, const ts_item *item, ts_item_key key, size_t event, const char *where) {
-    sighting *s = sighting_of(j, key);
-    if (!s) return;
-    if (!s->seen) {
-        *s = (sighting){true, item->message_id, item->created_at, event, s->made};
-        return;
-    }
-    bool made_again = s->made > s->event;
-    char text[120];
-    ts_item_describe(item, text, sizeof text);
-    if (item->message_id.ptr && s->message_id.ptr && !ts_str_eq(item->message_id, s->message_id) && !made_again)
-        ts_findings_add(j->f, "U4", "%s: the messageId of %s changed from \"%.60s\" to \"%.60s\"", where, text,
-                        s->message_id.ptr, item->message_id.ptr);
-    else if (item->created_at.ptr && s->created_at.ptr && !same_time(item->created_at, s->created_at) && !made_again)
-        ts_findings_add(j->f, "U4", "%s: the createdAt of %s changed from \"%.60s\" to \"%.60s\"", where, text,
-                        s->created_at.ptr, item->created_at.ptr);
-    if (item->message_id.ptr) s->message_id = item->message_id;
-    if (item->created_at.ptr) s->created_at = item->created_at;
-    s->event = event;
-}
-
-static void made(run_judge *j, ts_item_key key, size_t event) {
-    sighting *s = sighting_of(j, key);
-    if (s) s->made = event;
-}
-
-/* The result key of call `call_id` of the latest assistant item (up to `upto`) that asked for it. */
-static ts_item_key result_key_of(const ts_expected *x, ts_str call_id, long upto) {
-    for (long i = upto < (long)x->assistant_count - 1 ? upto : (long)x->assistant_count - 1; i >= 0; i--)
-        for (size_t p = 0; p < x->assistants[i].call_count; p++)
-            if (ts_str_eq(x->assistants[i].calls[p].call_id, call_id))
-                return (ts_item_key){TS_ITEM_KEY_RESULT, (size_t)i + 1, p};
-    return (ts_item_key){TS_ITEM_KEY_NONE, 0, 0};
-}
-
-/* The model was asked for answer k (again): answer k is made again, and with it what the engine
+/* The model was asked for answer g (again): answer g is made again, and with it what the engine
  * answers itself from it — the result of each of its calls to a tool the catalogue lacks, which
  * is never invoked, so no tool call marks it made again. Nothing else: a result of a known tool
  * is made again only by its own invocation or a re-sent `complete`. */
-static void made_answer(run_judge *j, size_t k, size_t event) {
-    made(j, (ts_item_key){TS_ITEM_KEY_ASSISTANT, k, 0}, event);
-    const ts_item *asker = &j->x->assistants[k];
+static void made_answer(run_judge *j, size_t g, size_t event) {
+    rj_made(j, (ident){IDENT_ASSISTANT, g, 0}, event);
+    const ts_item *asker = &j->x->answers[g];
     for (size_t p = 0; p < asker->call_count; p++)
-        if (!ts_expected_tool(j->scenario, asker->calls[p].name)) made(j, (ts_item_key){TS_ITEM_KEY_RESULT, k + 1, p}, event);
-}
-
-/* ----------------------------------------------------------------- observations ---- */
-
-/* An item's place in a conversation's form (U9): its block, then users before results before the
- * assistant item that closes the block, then X's order among them. */
-typedef struct form_entry {
-    size_t block, rank, index, position;
-    const ts_item *item;
-    ts_item_key key;
-} form_entry;
-
-static int form_entry_compare(const void *a, const void *b) {
-    const form_entry *x = a, *y = b;
-    if (x->block != y->block) return x->block < y->block ? -1 : 1;
-    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
-    if (x->index != y->index) return x->index < y->index ? -1 : 1;
-    return x->position < y->position ? -1 : x->position > y->position;
-}
-
-/* The conversation's form, as crash equivalence (U9) compares it: the X items it holds, block by
- * block, each block's user items in arrival order and its results in call order — so exactly the
- * freedoms U2 and U3 grant are aside (a block's results in any order, its user messages anywhere
- * in it, results in one message or several, a value as JSON or as text holding it, a failed
- * tool's wording, ids and timestamps), and nothing else. An item that stands for no X item (a
- * finding of its own) is kept by its description, in place. */
-static bool conversation_form(run_judge *j, const ts_item *items, const ts_item_key *keys, size_t count) {
-    form_entry *entries = ts_arena_calloc(j->arena, count + 1, sizeof *entries);
-    if (!entries) return false;
-    for (size_t i = 0, block = 0; i < count; i++) {
-        form_entry *e = &entries[i];
-        *e = (form_entry){block, 3, i, i, &items[i], keys[i]};
-        if (keys[i].kind == TS_ITEM_KEY_USER) e->rank = 0, e->index = keys[i].index;
-        else if (keys[i].kind == TS_ITEM_KEY_RESULT) e->rank = 1, e->index = keys[i].call;
-        else if (keys[i].kind == TS_ITEM_KEY_ASSISTANT) e->rank = 2, e->index = keys[i].index;
-        block += items[i].kind == TS_ITEM_ASSISTANT;
-    }
-    qsort(entries, count, sizeof *entries, form_entry_compare);
-    ts_buf_reset(&j->final_form);
-    for (size_t i = 0; i < count; i++) {
-        const form_entry *e = &entries[i];
-        char text[400];
-        ts_str call = e->key.kind == TS_ITEM_KEY_RESULT ? j->x->assistants[e->key.index - 1].calls[e->key.call].call_id
-                                                       : (ts_str){"", 0};
-        switch (e->key.kind) {
-        case TS_ITEM_KEY_USER:
-            ts_item_describe(e->item, text, sizeof text);
-            ts_buf_appendf(&j->final_form, "user message %zu (%s)\n", e->key.index, text);
-            break;
-        case TS_ITEM_KEY_RESULT:
-            ts_buf_appendf(&j->final_form, "the result of %.*s (assistant message %zu)\n", (int)(call.len > 60 ? 60 : call.len),
-                           call.ptr, e->key.index - 1);
-            break;
-        case TS_ITEM_KEY_ASSISTANT: ts_buf_appendf(&j->final_form, "assistant message %zu\n", e->key.index); break;
-        default:
-            ts_item_describe(e->item, text, sizeof text);
-            ts_buf_appendf(&j->final_form, "%s (after %zu assistant messages; the scenario has no such item)\n", text, e->block);
-        }
-    }
-    return !j->final_form.failed;
-}
-
-/* A conversation the testee showed (a model view or a read): judged against X, then sighted. */
-static bool observe_conversation(run_judge *j, const ts_json *messages, ts_match_mode mode, size_t event,
-                                 const char *where, size_t *assistants_out) {
-    ts_item *items;
-    size_t count;
-    char why[300];
-    if (!ts_resume_items(messages, j->arena, &items, &count, why, sizeof why)) {
-        ts_findings_add(j->f, "U2", "%s: the conversation is not ChatMessage JSON: %s", where, why);
-        return false;
-    }
-    ts_item_key *keys = ts_arena_calloc(j->arena, count + 1, sizeof *keys);
-    if (!keys || !ts_match_conversation(j->x, items, count, mode, where, keys, j->arena, j->f)) return false;
-    for (size_t i = 0; i < count; i++) observe(j, &items[i], keys[i], event, where);
-    if (assistants_out) *assistants_out = ts_count_assistants(items, count);
-    if (mode != TS_MATCH_VIEW) {
-        if (!conversation_form(j, items, keys, count)) return false;
-        j->final_assistants = ts_count_assistants(items, count);
-        /* Which interrupted action took effect: its user message or its result is in. */
-        if (j->judge_recover_status && j->interrupted >= 0) {
-            const ts_action *a = &j->x->actions[j->interrupted];
-            size_t users = 0;
-            bool result = false;
-            for (size_t i = 0; i < count; i++) {
-                users += items[i].kind == TS_ITEM_USER;
-                result |= items[i].kind == TS_ITEM_RESULT && ts_str_eq(items[i].call_id, a->call_id);
-            }
-            bool took = a->kind == TS_ACTION_USER ? users >= a->users_after : a->kind == TS_ACTION_COMPLETE ? result : true;
-            if (took) j->effective = j->interrupted;
-        }
-    }
-    return true;
+        if (!ts_expected_tool(j->scenario, asker->calls[p].name)) rj_made(j, (ident){IDENT_RESULT, g, p}, event);
 }
 
 static bool expected_waiting(const run_judge *j) {
@@ -235,6 +51,30 @@ static void judge_status(run_judge *j, ts_str status, const char *what) {
 
 /* ------------------------------------------------------------------------ the events ---- */
 
+void rj_count_invocation(run_judge *j, ident call, long point) {
+    invocations *inv = &j->calls[call.id][call.call];
+    if (inv->count < MAX_INVOCATIONS) inv->points[inv->count] = point;
+    inv->count++;
+}
+
+static void report_rerun(run_judge *j, ident call, long branch) {
+    const ts_item_call *c = &j->x->answers[call.id].calls[call.call];
+    ts_findings_add(j->f, "U14", "call %.*s of model answer %zu, made before the %s of action %ld, ran again after it: a "
+                    "branch re-runs nothing of the old one", (int)(c->call_id.len > 60 ? 60 : c->call_id.len), c->call_id.ptr,
+                    call.id, j->x->actions[branch].kind == TS_ACTION_EDIT ? "edit" : "fork", branch);
+}
+
+void rj_settle_tentative(run_judge *j, bool branch_took) {
+    for (size_t i = 0; i < j->tentative_count; i++) {
+        if (branch_took) report_rerun(j, j->tentative[i], j->last_branch);
+        else rj_count_invocation(j, j->tentative[i], j->tentative_points[i]);
+    }
+    j->tentative_count = 0;
+}
+
+/* A tool invocation: the call it stands for (by call id, name and arguments, in the answers given
+ * so far); after a branch, a call made before it must not run again (U14) — judged once the read
+ * tells whether an interrupted branch took effect. */
 static void on_tool(run_judge *j, const ts_json *call, long point, size_t event, const char *where) {
     ts_str name = ts_json_string(ts_json_get(call, "name")), call_id = ts_json_string(ts_json_get(call, "callId"));
     const ts_json *arguments = ts_json_get(call, "arguments");
@@ -242,14 +82,23 @@ static void on_tool(run_judge *j, const ts_json *call, long point, size_t event,
     ts_item_call c = {call_id, name, arguments ? *arguments : ts_json_make_null(), false};
     probe.calls = &c;
     const ts_expected *x = j->x;
-    for (long i = j->max_reply < (long)x->assistant_count - 1 ? j->max_reply : (long)x->assistant_count - 1; i >= 0; i--)
-        for (size_t p = 0; p < x->assistants[i].call_count; p++) {
-            ts_item want = {.kind = TS_ITEM_ASSISTANT, .calls = &x->assistants[i].calls[p], .call_count = 1};
+    for (long g = j->max_reply < (long)x->answers_used - 1 ? j->max_reply : (long)x->answers_used - 1; g >= 0; g--)
+        for (size_t p = 0; p < x->answers[g].call_count; p++) {
+            ts_item want = {.kind = TS_ITEM_ASSISTANT, .calls = &x->answers[g].calls[p], .call_count = 1};
             if (!ts_assistant_matches(&want, &probe)) continue;
-            invocations *inv = &j->calls[i][p];
-            if (inv->count < MAX_INVOCATIONS) inv->points[inv->count] = point;
-            inv->count++;
-            made(j, (ts_item_key){TS_ITEM_KEY_RESULT, (size_t)i + 1, p}, event);
+            ident id = {IDENT_RESULT, (size_t)g, p};
+            rj_made(j, id, event);
+            long branch = j->last_branch;
+            if (branch < 0 || (size_t)g >= x->actions[branch].answers_before) {
+                rj_count_invocation(j, id, point);
+            } else if (rj_branch_undecided(j) == branch && j->in_flight != branch) {
+                if (j->tentative_count < MAX_TENTATIVE) { /* interrupted: did the branch take effect? */
+                    j->tentative[j->tentative_count] = id;
+                    j->tentative_points[j->tentative_count++] = point;
+                }
+            } else {
+                report_rerun(j, id, branch);
+            }
             return;
         }
     char text[160];
@@ -260,22 +109,28 @@ static void on_tool(run_judge *j, const ts_json *call, long point, size_t event,
 
 static void on_send(run_judge *j, const ts_json *ev, size_t event) {
     const ts_json *action = ts_json_get(ev, "send"), *of = ts_json_get(ev, "of");
+    const ts_json *history = ts_json_get(action, "history");
     ts_check_excerpt(action, j->action, sizeof j->action);
     j->reading = ts_json_get(action, "read") != NULL;
+    j->history_read = j->reading && history && history->kind == TS_JSON_TRUE;
     j->recovering = ts_json_get(action, "recover") != NULL;
     j->in_flight = of && of->kind == TS_JSON_INT && of->u.i >= 0 && (size_t)of->u.i < j->x->action_count ? (long)of->u.i : -1;
     if (j->in_flight < 0) return;
     const ts_action *a = &j->x->actions[j->in_flight];
-    if (a->kind == TS_ACTION_USER && a->users_after > 0) made(j, (ts_item_key){TS_ITEM_KEY_USER, a->users_after - 1, 0}, event);
-    if (a->kind == TS_ACTION_COMPLETE) made(j, result_key_of(j->x, a->call_id, (long)j->x->assistant_count), event);
+    if (a->kind == TS_ACTION_USER || a->kind == TS_ACTION_EDIT || a->kind == TS_ACTION_FORK)
+        rj_made(j, (ident){IDENT_USER, (size_t)j->in_flight, 0}, event);
+    if ((a->kind == TS_ACTION_EDIT || a->kind == TS_ACTION_FORK) && !a->refused) j->last_branch = j->in_flight;
+    if (a->kind == TS_ACTION_COMPLETE) rj_made(j, result_of_call(j->x, a->call_id, (long)j->x->answers_used), event);
 }
 
 static void on_answer(run_judge *j, const ts_json *answer, size_t event, bool last) {
     char what[200];
     if (j->reading) {
-        snprintf(what, sizeof what, "the read %s", last ? "at the end" : "after the recovery");
-        const ts_json *messages = ts_json_get(answer, "messages");
-        observe_conversation(j, messages, last ? TS_MATCH_FINAL : TS_MATCH_PREFIX, event, what, NULL);
+        snprintf(what, sizeof what, "the %s %s", j->history_read ? "history read" : "read",
+                 last ? "at the end" : j->history_read ? "after the last read" : "after the recovery");
+        if (j->history_read) rj_judge_history(j, answer, what);
+        else rj_observe_conversation(j, ts_json_get(answer, "messages"), last ? TS_MATCH_FINAL : TS_MATCH_PREFIX, event, what,
+                                     NULL);
         if (j->judge_recover_status) { /* the recovery's status, now that the read tells what took effect */
             judge_status(j, j->recover_status, "the answer to the recovery");
             j->judge_recover_status = false;
@@ -288,8 +143,11 @@ static void on_answer(run_judge *j, const ts_json *answer, size_t event, bool la
         j->judge_recover_status = true;
         return;
     }
-    if (j->in_flight >= 0) j->effective = j->in_flight;
     snprintf(what, sizeof what, "the answer to action %ld %s", j->in_flight, j->action);
+    if (j->in_flight >= 0 && j->x->actions[j->in_flight].refused)
+        ts_findings_add(j->f, "U12", "%s: the conversation has no such position, so the engine must refuse it (an \"error\" "
+                        "answer), not carry it out", what);
+    if (j->in_flight >= 0) j->effective = j->in_flight;
     judge_status(j, ts_json_string(ts_json_get(answer, "status")), what);
     j->in_flight = -1;
 }
@@ -306,9 +164,9 @@ static void close_windows(run_judge *j, const ts_json *ev, long p) {
     if (ts_str_eq_cstr(ts_json_string(ts_json_get(ev, "commit")), "before")) return;
     const ts_json *pipelined = ts_json_get(ev, "pipelined");
     if (pipelined && pipelined->kind == TS_JSON_TRUE) return;
-    for (size_t i = 0; i < j->x->assistant_count; i++)
-        for (size_t c = 0; c < j->x->assistants[i].call_count; c++) {
-            invocations *inv = &j->calls[i][c];
+    for (size_t g = 0; g < j->x->answers_used; g++)
+        for (size_t c = 0; c < j->x->answers[g].call_count; c++) {
+            invocations *inv = &j->calls[g][c];
             for (size_t k = 0; k < inv->count && k < MAX_INVOCATIONS; k++)
                 if (!inv->window_end[k] && inv->points[k] < p) inv->window_end[k] = p;
         }
@@ -332,8 +190,25 @@ static void point_what(const ts_json *ev, char *out, size_t size) {
                  ts_json_string(ts_json_get(ev, "what")).ptr ? ts_json_string(ts_json_get(ev, "what")).ptr : "");
 }
 
+/* The event that answers the run's last read: the last answer, unless only history reads follow
+ * it; (size_t)-1 when that answer is no read's. */
+static size_t final_read_of(const ts_json *events) {
+    bool skipping_history = true;
+    for (size_t e = events->u.a.count; e-- > 0;) {
+        if (!ts_json_get(&events->u.a.items[e], "answer")) continue;
+        const ts_json *sent = NULL;
+        for (size_t k = e; k-- > 0 && !sent;) sent = ts_json_get(&events->u.a.items[k], "send");
+        const ts_json *history = ts_json_get(sent, "history");
+        if (skipping_history && ts_json_get(sent, "read") && history && history->kind == TS_JSON_TRUE) continue;
+        skipping_history = false;
+        return ts_json_get(sent, "read") ? e : (size_t)-1;
+    }
+    return (size_t)-1;
+}
+
 static void judge_events(run_judge *j, const ts_json *events, const char *case_rule) {
     const ts_json *last_point = NULL;
+    size_t final_read = final_read_of(events);
     for (size_t e = 0; e < events->u.a.count && !j->stopped; e++) {
         const ts_json *ev = &events->u.a.items[e];
         const ts_json *point = ts_json_get(ev, "point"), *model = ts_json_get(ev, "model");
@@ -346,13 +221,13 @@ static void judge_events(run_judge *j, const ts_json *events, const char *case_r
             on_send(j, ev, e);
         } else if (model) {
             snprintf(where, sizeof where, "the model call at point %ld", p);
-            size_t k = 0;
-            observe_conversation(j, model, TS_MATCH_VIEW, e, where, &k);
+            long asked = -1;
+            rj_observe_conversation(j, model, TS_MATCH_VIEW, e, where, &asked);
             const ts_json *reply = ts_json_get(ev, "reply");
             if (reply && reply->kind == TS_JSON_INT && reply->u.i > j->max_reply) j->max_reply = (long)reply->u.i;
-            if (k < j->x->assistant_count) {
-                j->model_asks[k]++;
-                made_answer(j, k, e);
+            if (asked >= 0) {
+                j->model_asks[asked]++;
+                made_answer(j, (size_t)asked, e);
             }
         } else if (ts_json_get(ev, "tool")) {
             snprintf(where, sizeof where, "the tool call at point %ld", p);
@@ -363,15 +238,19 @@ static void judge_events(run_judge *j, const ts_json *events, const char *case_r
             j->in_flight = -1;
         } else if (answer) {
             ts_str error = ts_json_string(ts_json_get(answer, "error"));
+            const ts_action *a = !j->reading && j->in_flight >= 0 ? &j->x->actions[j->in_flight] : NULL;
+            if (error.ptr && a && (a->refused || a->abandoned)) { /* a refusal the rules ask for, or allow */
+                j->effective = j->in_flight;
+                j->in_flight = -1;
+                continue;
+            }
             if (error.ptr) {
                 ts_findings_add(j->f, j->kill_point ? "U9" : case_rule, "the answer to %s: the testee answered error: %.300s",
                                 j->action, error.ptr);
                 j->stopped = true;
                 break;
             }
-            bool last = true;
-            for (size_t k = e + 1; k < events->u.a.count; k++) last &= ts_json_get(&events->u.a.items[k], "answer") == NULL;
-            on_answer(j, answer, e, last);
+            on_answer(j, answer, e, e == final_read);
         } else if (ts_json_get(ev, "outcome")) {
             ts_findings_add(j->f, j->kill_point ? "U9" : case_rule, "the testee %s: %.300s",
                             j->kill_point ? "did not recover" : "drew a harness verdict",
@@ -388,16 +267,17 @@ static void rerun_note(ts_resume_judge *judge, long point, size_t assistant, siz
 
 static void judge_invocations(run_judge *j) {
     const ts_expected *x = j->x;
-    for (size_t i = 0; i < x->assistant_count; i++)
-        for (size_t p = 0; p < x->assistants[i].call_count; p++) {
-            const ts_item_call *c = &x->assistants[i].calls[p];
-            const invocations *inv = &j->calls[i][p];
+    const char *answer = x->branches ? "model answer" : "assistant message"; /* the same when nothing branches */
+    for (size_t g = 0; g < x->answers_used; g++)
+        for (size_t p = 0; p < x->answers[g].call_count; p++) {
+            const ts_item_call *c = &x->answers[g].calls[p];
+            const invocations *inv = &j->calls[g][p];
             int id_len = (int)(c->call_id.len > 60 ? 60 : c->call_id.len);
             bool known = ts_expected_tool(j->scenario, c->name) != NULL;
-            if (inv->count == 0 && known && j->final_assistants > i && !c->may_wait) {
-                ts_findings_add(j->f, "U6", "call %.*s (%.*s) of assistant message %zu was never invoked, yet the "
+            if (inv->count == 0 && known && j->held[g] && !c->may_wait) {
+                ts_findings_add(j->f, "U6", "call %.*s (%.*s) of %s %zu was never invoked, yet the "
                                 "conversation holds its assistant message", id_len, c->call_id.ptr,
-                                (int)(c->name.len > 40 ? 40 : c->name.len), c->name.ptr, i);
+                                (int)(c->name.len > 40 ? 40 : c->name.len), c->name.ptr, answer, g);
                 continue;
             }
             if (inv->count <= 1) continue;
@@ -406,8 +286,8 @@ static void judge_invocations(run_judge *j) {
                                                             "again while its answer was pending)"
                                                           : "";
             if (!j->kill_point) {
-                ts_findings_add(j->f, "U6", "call %.*s of assistant message %zu ran %zu times in a run without a kill%s",
-                                id_len, c->call_id.ptr, i, inv->count, resubmitted);
+                ts_findings_add(j->f, "U6", "call %.*s of %s %zu ran %zu times in a run without a kill%s",
+                                id_len, c->call_id.ptr, answer, g, inv->count, resubmitted);
                 continue;
             }
             bool allowed = false; /* the kill fell inside it, or before the engine's next protocol point after it */
@@ -416,17 +296,17 @@ static void judge_invocations(run_judge *j) {
             if (inv->count <= 1 + (size_t)allowed) continue;
             /* A power loss re-ran it as the kill alone did: the engine's at-least-once, reported
              * with that kill, not a result that was not durable (U11). */
-            if (j->crash[0] && rerun_seen(j->owner, j->killed_as, i, p)) continue;
-            if (!j->crash[0]) rerun_note(j->owner, j->kill_point, i, p);
-            ts_findings_add(j->f, "U7", "at-least-once: call %.*s of assistant message %zu ran %zu times after a "
-                                "kill at point %ld (%s)%s", id_len, c->call_id.ptr, i, inv->count, j->kill_point, j->kill_what,
-                                resubmitted);
+            if (j->crash[0] && rerun_seen(j->owner, j->killed_as, g, p)) continue;
+            if (!j->crash[0]) rerun_note(j->owner, j->kill_point, g, p);
+            ts_findings_add(j->f, "U7", "at-least-once: call %.*s of %s %zu ran %zu times after a "
+                            "kill at point %ld (%s)%s", id_len, c->call_id.ptr, answer, g, inv->count, j->kill_point,
+                            j->kill_what, resubmitted);
         }
     if (j->kill_point) return;
-    for (size_t k = 0; k < x->assistant_count; k++)
-        if (j->model_asks[k] > 1)
+    for (size_t g = 0; g < x->answers_used; g++)
+        if (j->model_asks[g] > 1)
             ts_findings_add(j->f, "U10", "the model was asked %zu times for answer %zu in a run without a kill",
-                            j->model_asks[k], k);
+                            j->model_asks[g], g);
 }
 
 /* ------------------------------------------------------------------------ the case ---- */
@@ -439,20 +319,21 @@ static bool run_judge_init(run_judge *j, const ts_scenario *scenario, const ts_e
     j->arena = arena;
     j->f = f;
     j->max_reply = -1;
-    j->in_flight = j->interrupted = j->effective = -1;
+    j->in_flight = j->interrupted = j->effective = j->last_branch = -1;
     ts_buf_init(&j->final_form);
-    size_t n = x->assistant_count;
-    j->user_total = ts_expected_users_before(x, n);
+    ts_strmap_init(&j->ids);
+    size_t n = x->answers_used;
     j->assistants = ts_arena_calloc(arena, n + 1, sizeof *j->assistants);
-    j->users = ts_arena_calloc(arena, j->user_total + 1, sizeof *j->users);
-    j->results = ts_arena_calloc(arena, n + 2, sizeof *j->results);
+    j->users = ts_arena_calloc(arena, x->action_count + 1, sizeof *j->users);
+    j->results = ts_arena_calloc(arena, n + 1, sizeof *j->results);
     j->calls = ts_arena_calloc(arena, n + 1, sizeof *j->calls);
     j->model_asks = ts_arena_calloc(arena, n + 1, sizeof *j->model_asks);
-    if (!j->assistants || !j->users || !j->results || !j->calls || !j->model_asks) return false;
-    for (size_t i = 0; i < n; i++) {
-        j->calls[i] = ts_arena_calloc(arena, x->assistants[i].call_count + 1, sizeof **j->calls);
-        j->results[i + 1] = ts_arena_calloc(arena, x->assistants[i].call_count + 1, sizeof **j->results);
-        if (!j->calls[i] || !j->results[i + 1]) return false;
+    j->held = ts_arena_calloc(arena, n + 1, sizeof *j->held);
+    if (!j->assistants || !j->users || !j->results || !j->calls || !j->model_asks || !j->held) return false;
+    for (size_t g = 0; g < n; g++) {
+        j->calls[g] = ts_arena_calloc(arena, x->answers[g].call_count + 1, sizeof **j->calls);
+        j->results[g] = ts_arena_calloc(arena, x->answers[g].call_count + 1, sizeof **j->results);
+        if (!j->calls[g] || !j->results[g]) return false;
     }
     return true;
 }
@@ -603,6 +484,7 @@ bool ts_resume_judge_run(ts_resume_judge *judge, const ts_json *run, ts_findings
     }
     ts_findings_free(&local);
     ts_buf_free(&j.final_form);
+    ts_strmap_free(&j.ids);
     ts_arena_free(&arena);
     return ok;
 }
@@ -628,7 +510,10 @@ bool ts_check_resume(const ts_scenario *scenario, const ts_json *history, const 
 
 /* Is `sent` (a send event's action) the scenario's action a? */
 static bool sends_action(const ts_json *sent, const ts_action *a) {
-    if (a->kind == TS_ACTION_USER) return ts_str_eq(ts_json_string(ts_json_get(sent, "user")), a->text);
+    bool edit = ts_json_get(sent, "edit") != NULL, fork = ts_json_get(sent, "fork") != NULL;
+    if (a->kind == TS_ACTION_USER || a->kind == TS_ACTION_EDIT || a->kind == TS_ACTION_FORK)
+        return ts_str_eq(ts_json_string(ts_json_get(sent, "user")), a->text) && edit == (a->kind == TS_ACTION_EDIT) &&
+               fork == (a->kind == TS_ACTION_FORK);
     if (a->kind == TS_ACTION_COMPLETE) return ts_str_eq(ts_json_string(ts_json_get(sent, "complete")), a->call_id);
     return ts_json_get(sent, "recover") != NULL; /* a restart: carried out by a recovery */
 }

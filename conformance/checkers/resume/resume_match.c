@@ -6,7 +6,7 @@
 
 #include "core/json/strmap.h"
 
-size_t ts_expected_users_before(const ts_expected *x, size_t assistant) {
+size_t ts_expected_users_before(const ts_epoch *x, size_t assistant) {
     size_t n = 0;
     for (size_t b = 0; b <= assistant && b <= x->assistant_count; b++)
         for (size_t i = 0; i < x->blocks[b].count; i++) n += x->blocks[b].items[i].kind == TS_ITEM_USER;
@@ -36,7 +36,7 @@ static bool check_ids(const ts_item *items, size_t count, const char *where, ts_
 }
 
 typedef struct matcher {
-    const ts_expected *x;
+    const ts_epoch *x;
     const ts_item *items;
     size_t count;
     ts_item_key *keys;
@@ -51,7 +51,7 @@ typedef struct matcher {
     ts_strmap observed_texts, expected_texts, sent_texts;
 } matcher;
 
-static size_t user_ordinal_start(const ts_expected *x, size_t block) {
+static size_t user_ordinal_start(const ts_epoch *x, size_t block) {
     return block ? ts_expected_users_before(x, block - 1) : 0;
 }
 
@@ -204,7 +204,7 @@ static bool check_user_counts(matcher *m, size_t last_block, bool last_complete)
     return true;
 }
 
-bool ts_match_conversation(const ts_expected *x, const ts_item *items, size_t count, ts_match_mode mode,
+bool ts_match_conversation(const ts_epoch *x, const ts_item *items, size_t count, ts_match_mode mode,
                            const char *where, ts_item_key *keys, ts_arena *arena, ts_findings *findings) {
     if (keys)
         for (size_t i = 0; i < count; i++) keys[i] = (ts_item_key){TS_ITEM_KEY_NONE, 0, 0};

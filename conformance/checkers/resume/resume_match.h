@@ -30,16 +30,16 @@ typedef struct ts_item_key {
     size_t call;    /* result: the call's position in the calls of assistants[index - 1] */
 } ts_item_key;
 
-/* Judges `items` (ts_resume_items of one observation) against x in mode. `where` names the
+/* Judges `items` (ts_resume_items of one observation) against x (one epoch of X) in mode. `where` names the
  * observation in findings ("model call at point 4"). Fills keys[i] for each item (keys has
  * count slots; may be NULL). Appends findings; returns false only when memory ran out. */
-bool ts_match_conversation(const ts_expected *x, const ts_item *items, size_t count, ts_match_mode mode,
+bool ts_match_conversation(const ts_epoch *x, const ts_item *items, size_t count, ts_match_mode mode,
                            const char *where, ts_item_key *keys, ts_arena *arena, ts_findings *findings);
 
 
 
 /* The user items of X before `assistant` (that many assistant items), counting the block
  * after the last one when assistant == x->assistant_count. */
-size_t ts_expected_users_before(const ts_expected *x, size_t assistant);
+size_t ts_expected_users_before(const ts_epoch *x, size_t assistant);
 
 #endif

@@ -202,10 +202,60 @@ async function graphFor(req) {
 
 const interruptsOf = (state) => state.tasks.flatMap((t) => t.interrupts || []);
 
+// ---- branches: edit and fork through LangGraph's time travel (SPEC.md §6.4, issue 27) ----------
+// A branch starts at a past checkpoint of the thread's current chain (walked back through
+// parentConfig from the head): updateState on it writes a checkpoint whose parent is that one (a
+// fork: the old chain stays in the saver, readable), and invoke(null) on the fork runs the graph
+// from there. An edit of user message K replaces it by id at the checkpoint where it is the last
+// message (the messages reducer replaces a message with the same id); a fork before assistant
+// message N adds the new message at the checkpoint where the messages before it are all there and
+// the agent is next. A fork at the end is a new message (nothing to abandon).
+// Messages are compared by what they say (type, text, calls, the call a result answers), not by id:
+// LangGraph names a user message by an id minted when its write is applied, so two checkpoints may
+// hold the same message under two ids (FINDINGS F8 of node-langgraph).
+const said = (m) => JSON.stringify([m.getType(), textOf(m.content), (m.tool_calls || []).map((c) => c.id), m.tool_call_id ?? null]);
+const samePrefix = (messages, prefix) => messages.length === prefix.length && prefix.every((m, i) => said(messages[i]) === said(m));
+async function checkpointWith(graph, config, prefix) {
+  for (let s = await graph.getState(config); s?.config; s = s.parentConfig ? await graph.getState(s.parentConfig) : null)
+    if (samePrefix(s.values.messages || [], prefix) && s.next.includes("agent")) return s;
+  return null;
+}
+async function branch(graph, config, kind, at, text) {
+  const state = await graph.getState(config), messages = state.values.messages || [];
+  const positions = messages.flatMap((m, i) => (m.getType() === (kind === "edit" ? "human" : "ai") ? [i] : []));
+  const pending = interruptsOf(state).length > 0;
+  if (kind === "fork" && at === positions.length && !pending) {
+    await graph.invoke({ messages: [new HumanMessage(text)] }, config);
+    return;
+  }
+  if (!Number.isInteger(at) || at < 0 || at >= positions.length)
+    throw new Error(`refused: the conversation has no ${kind === "edit" ? "user" : "assistant"} message ${at} (it holds ${positions.length})${kind === "fork" && at === positions.length ? ", and a call is pending" : ""}`);
+  const cut = positions[at], prefix = messages.slice(0, kind === "edit" ? cut + 1 : cut);
+  const start = await checkpointWith(graph, config, prefix);
+  if (!start) throw new Error(`no checkpoint of this thread holds the ${prefix.length} messages before the ${kind}`);
+  const last = prefix[prefix.length - 1], replaced = (start.values.messages || [])[prefix.length - 1]; // as that checkpoint names it
+  const update = kind === "edit" ? new HumanMessage({ id: replaced.id, content: text }) : new HumanMessage(text);
+  const asNode = !last || last.getType() === "human" ? START : "tools";
+  const forked = await graph.updateState(start.config, { messages: [update] }, asNode);
+  await graph.invoke(null, { ...config, configurable: { ...config.configurable, ...forked.configurable } });
+}
+// Every branch the saver keeps: the messages of each checkpoint of the thread that no other
+// checkpoint continues (the head among them).
+async function history(graph, config) {
+  const all = [];
+  for await (const s of graph.getStateHistory(config)) all.push(s);
+  const parents = new Set(all.map((s) => s.parentConfig?.configurable?.checkpoint_id).filter(Boolean));
+  return all.filter((s) => !parents.has(s.config.configurable.checkpoint_id)).reverse()
+    .map((s) => (s.values.messages || []).map(toWire));
+}
+
 async function resume(req) {
   const graph = await graphFor(req), a = req.action || {};
   const config = { configurable: { thread_id: req.thread }, ...(DURABILITY ? { durability: DURABILITY } : {}) };
-  if ("user" in a) {
+  if ("edit" in a || "fork" in a) {
+    const kind = "edit" in a ? "edit" : "fork";
+    await branch(graph, config, kind, a[kind], String(a.user));
+  } else if ("user" in a) {
     await graph.invoke({ messages: [new HumanMessage(String(a.user))] }, config);
   } else if ("recover" in a) {
     const state = await graph.getState(config);
@@ -222,6 +272,7 @@ async function resume(req) {
   const state = await graph.getState(config);
   const answer = { status: interruptsOf(state).length ? "waiting" : "idle" };
   if ("read" in a) answer.messages = (state.values.messages || []).map(toWire);
+  if ("read" in a && a.history) answer.history = await history(graph, config);
   return answer;
 }
 
@@ -231,7 +282,7 @@ async function answer(line) {
   if (!req || typeof req !== "object" || typeof req.id !== "string") return null;
   caseId = req.id;
   if (req.op === "hello") {
-    return { hello: { name: SAVER === "postgres" ? "langgraph-js-postgres" : "langgraph-js", version: VERSION, ops: ["resume"], async: true } };
+    return { hello: { name: SAVER === "postgres" ? "langgraph-js-postgres" : "langgraph-js", version: VERSION, ops: ["resume"], async: true, branch: ["edit", "fork", "history"] } };
   }
   if (req.op !== "resume") return { unsupported: true };
   try { return await resume(req); } catch (e) { return { error: `${e.name}: ${e.message}` }; }

@@ -6,7 +6,9 @@ the certifier plays its model and its tools and kills its process at every point
 reference's design: the conversation is a flat list of Microsoft.Extensions.AI ChatMessages in
 <store>/conversation.json, saved whole (write, rename) after every step; one answer's
 tool calls are all invoked at once, an asynchronous one left pending while the others run; a user
-message that arrives while a call is pending joins the conversation at once. To certify your own
+message that arrives while a call is pending joins the conversation at once. An edit or a fork
+keeps the messages before its position, abandons the rest (pending calls included: a late result
+for one changes nothing) and keeps the old conversation readable in `branches`. To certify your own
 engine, replace the class Engine's use of `ask_model`, `ask_tool` and `save` with your engine's
 model client, tools and store, and run:  turnstile certify --cases 'Resume.*' -- python3 testee.py
 With Python 3.9+ it is also a fork server (serve_forks, at the end): the certifier then loads it once and
@@ -42,10 +44,11 @@ class Engine:
     def __init__(self, case_id, store):
         self.case_id = case_id
         self.path = os.path.join(store, "conversation.json")
-        self.state = {"messages": [], "pending": []}
+        self.state = {"messages": [], "pending": [], "branches": []}
         if os.path.exists(self.path):
             with open(self.path, encoding="utf-8") as f:
                 self.state = json.load(f)
+        self.state.setdefault("branches", [])
 
     def save(self, what):
         """Every step's durable write, announced before and after so the certifier can kill on both sides.
@@ -116,6 +119,27 @@ class Engine:
             self.add_result(call_id, value)
         return self.run()
 
+    def branch(self, kind, at, text):
+        """An edit of user message `at` or a fork before assistant message `at`: the old conversation is
+        kept in `branches`, the new one is the messages before that position and the new message, saved
+        in one write (so a kill leaves the old conversation or the new one), and the loop runs on it."""
+        messages = self.state["messages"]
+        positions = [i for i, m in enumerate(messages) if m["role"] == ("user" if kind == "edit" else "assistant")]
+        if kind == "fork" and at == len(positions) and not self.state["pending"]:
+            cut = len(messages)
+        elif 0 <= at < len(positions):
+            cut = positions[at]
+        else:
+            raise ValueError("refused: the conversation has no %s message %d (it holds %d)%s" % (
+                "user" if kind == "edit" else "assistant", at, len(positions),
+                ", and a call is pending" if kind == "fork" and at == len(positions) else ""))
+        self.state["branches"].append(messages)
+        self.state["messages"] = messages[:cut] + [{"role": "user", "messageId": str(uuid.uuid4()), "createdAt": now(),
+                                                    "contents": [{"$type": "text", "text": text}]}]
+        self.state["pending"] = []  # the calls pending on the old branch are abandoned
+        self.save("an %s" % kind)
+        return self.run()
+
     def recover(self):
         return self.run() if self.state["messages"] else "idle"
 
@@ -129,10 +153,13 @@ def answer(req):
     op, case_id = req.get("op"), req.get("id")
     if op == "hello":
         return {"id": case_id, "hello": {"name": "python-resume", "version": "1", "ops": ["resume"], "async": True,
-                                         "fork": hasattr(socket, "recv_fds")}}
+                                         "fork": hasattr(socket, "recv_fds"), "branch": ["edit", "fork", "history"]}}
     if op != "resume":
         return {"id": case_id, "unsupported": True}
     engine, action = Engine(case_id, req["store"]), req["action"]
+    if "edit" in action or "fork" in action:
+        kind = "edit" if "edit" in action else "fork"
+        return {"id": case_id, "status": engine.branch(kind, action[kind], action["user"])}
     if "user" in action:
         return {"id": case_id, "status": engine.user(action["user"])}
     if "complete" in action:
@@ -141,7 +168,10 @@ def answer(req):
     if "recover" in action:
         return {"id": case_id, "status": engine.recover()}
     status, messages = engine.read()
-    return {"id": case_id, "status": status, "messages": messages}
+    answer = {"id": case_id, "status": status, "messages": messages}
+    if action.get("history"):
+        answer["history"] = engine.state["branches"] + [messages]
+    return answer
 
 
 def main():
