@@ -51,7 +51,9 @@ name=reference_over_the_pipe
 # Each mutant: the rules it must fail (each), then every rule it may fail. Stated here, apart
 # from the mutant table in conformance/testee/mutants.c. The resume engine's mutants fail their
 # journal-profile rule (J) on the journal op and their universal rule (U) on the resume op,
-# where the certifier plays the model and the tools and kills the testee at every point.
+# where the certifier plays the model and the tools and kills the testee at every point. The
+# branching cases (U12-U15) replay a conversation on a new branch: a mutant that breaks how a
+# conversation is stored or resumed may break them too.
 while read -r mutant must rules; do
     name="mutant_$mutant"
     # A merge mutant's engine is the reference's, a resume mutant's merger: the other half's
@@ -77,10 +79,10 @@ dangling-metadata-dropped R1 R1,R2,R3
 created-at-overwritten K1 K1
 keyed-before-unkeyed I2 I2,O1,O2,O3
 no-host-response-id H1 H1
-counter-entry-ids J1,U3 J1,J2,J3,J4,J6,J7,J8,J9,J10,J11,J12,J13,U1,U2,U3,U4,U5,U6,U8,U9,U10
-timestamps-regenerated-on-load J7,U4 J7,J3,J4,J6,J8,J13,U4,U9
+counter-entry-ids J1,U3 J1,J2,J3,J4,J6,J7,J8,J9,J10,J11,J12,J13,U1,U2,U3,U4,U5,U6,U8,U9,U10,U12,U13,U14,U15
+timestamps-regenerated-on-load J7,U4 J7,J3,J4,J6,J8,J13,U4,U9,U13
 resume-restarts-loop J9,U5 J9,J3,J4,J6,J7,J8,J10,J11,J12,J13,U2,U3,U5,U6,U8,U9,U10
-both-layers-persist J4,U2 J4,J3,J6,J7,J8,J9,J11,J12,J13,U2,U3,U4,U6,U9,U10
+both-layers-persist J4,U2 J4,J3,J6,J7,J8,J9,J11,J12,J13,U2,U3,U4,U6,U8,U9,U10,U12,U13,U14,U15
 unescaped-canonical-keys J5,U6 J5,J6,J7,U6,U9
 signal-consumed-outside-commit J13,U9 J13,J10,J3,J4,J6,J7,J8,J11,J12,U9
 LIST
