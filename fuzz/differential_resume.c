@@ -174,21 +174,16 @@ static bool same_failure(ts_arena *arena, const ts_json *doc, const char *rule) 
     return strcmp(v.rule, rule) == 0;
 }
 
-/* Drops the model answers the case never reaches. */
+/* Drops the model answers the case never reaches (a branch also asks on the branch it abandons:
+ * those are used, and stay). */
 static void trim_answers(ts_arena *arena, ts_json *doc) {
     ts_scenario scenario;
     ts_expected x;
     ts_error err;
     char why[300];
     ts_json *llm = (ts_json *)ts_json_get(doc, "llm");
-    if (!llm || !ts_scenario_from_json(doc, arena, &scenario, &err) || !ts_expect_resume(&scenario, arena, &x, why, sizeof why))
-        return;
-    size_t all = llm->u.a.count;
-    llm->u.a.count = x.assistant_count;
-    /* A branch also asks the model on the branch it abandons: those answers stay (cut, the case
-     * would no longer load: "the loop needs more than the N scripted model answers"). */
-    ts_scenario trimmed;
-    if (!resume_case(arena, doc, &trimmed)) llm->u.a.count = all;
+    if (llm && ts_scenario_from_json(doc, arena, &scenario, &err) && ts_expect_resume(&scenario, arena, &x, why, sizeof why))
+        llm->u.a.count = x.answers_used;
 }
 
 /* Delta reduction: drop events, then tool calls of model answers, while the same rule fails;

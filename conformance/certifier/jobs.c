@@ -117,6 +117,8 @@ ts_jobs *ts_jobs_start(int workers, const ts_suite *suite, ts_testee *testee, co
     return j;
 }
 
+static void maybe_decide(ts_jobs *j, job_case *jc);
+
 bool ts_jobs_add(ts_jobs *j, const ts_case *c, ts_case_result *r) {
     if (j->case_count == j->case_cap) {
         size_t cap = j->case_cap ? 2 * j->case_cap : 64;
@@ -135,6 +137,7 @@ bool ts_jobs_add(ts_jobs *j, const ts_case *c, ts_case_result *r) {
     jc->sweep = ts_resume_sweep_new(c, j->options, j->async, r);
     jc->ended = jc->sweep == NULL; /* decided before any run (a bad case, a skip) */
     j->case_count++;
+    maybe_decide(j, jc); /* such a case has no worker to report it: decided now, or waited for for ever */
     return true;
 }
 
@@ -346,9 +349,6 @@ const char *ts_jobs_failure(const ts_jobs *j) { return j->failure[0] ? j->failur
 void ts_jobs_service(ts_jobs *j, double seconds) {
     double end = ts_testee_clock() + seconds;
     for (;;) {
-        /* A case decided before any run (a bad case, one its testee's hello rules out) has no
-         * worker to report it: decided here, or the run would wait for it for ever. */
-        for (size_t k = 0; k < j->case_count; k++) maybe_decide(j, &j->cases[k]);
         for (int i = 0; i < j->count; i++) deal(j, &j->workers[i]);
         struct pollfd fds[64];
         int n = j->count < 64 ? j->count : 64;
