@@ -73,5 +73,7 @@ const char *ts_rules_first_required(const char *const *rules, size_t count, cons
 /* Writes a compact JSON excerpt of value (at most max bytes, "..." when cut at a character
  * boundary; "(absent)" for NULL) into out, for a finding's message. */
 void ts_check_excerpt(const ts_json *value, char *out, size_t max);
+/* The same for a string member's value; "(absent)" when it has none. */
+void ts_check_excerpt_str(ts_str s, char *out, size_t max);
 
 #endif

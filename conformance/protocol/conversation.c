@@ -7,13 +7,6 @@
 
 #include "core/json/codec.h"
 
-static void *grow(ts_arena *arena, void *items, size_t *cap, size_t count, size_t size) {
-    if (count < *cap) return items;
-    size_t next = *cap ? *cap * 2 : 8;
-    void *grown = items ? ts_arena_grow(arena, items, *cap * size, next * size) : ts_arena_alloc(arena, next * size);
-    if (grown) *cap = next;
-    return grown;
-}
 
 static bool bad(char *why, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static bool bad(char *why, size_t size, const char *fmt, ...) {
@@ -98,7 +91,7 @@ bool ts_resume_items(const ts_json *messages, ts_arena *arena, ts_item **out, si
                 r.value = value ? *value : ts_json_make_null();
                 if (!r.call_id.ptr)
                     return bad(why, why_size, "messages[%zu].contents[%zu].callId: must be a string", m, c);
-                ts_item *items = grow(arena, *out, &cap, *count, sizeof *items);
+                ts_item *items = ts_arena_grow_array(arena, *out, &cap, *count, sizeof *items);
                 if (!items) return bad(why, why_size, "out of memory");
                 *out = items;
                 items[(*count)++] = r;
@@ -109,7 +102,7 @@ bool ts_resume_items(const ts_json *messages, ts_arena *arena, ts_item **out, si
         if (whole.kind == TS_ITEM_ASSISTANT || user_item) {
             whole.calls = list;
             whole.call_count = calls;
-            ts_item *items = grow(arena, *out, &cap, *count, sizeof *items);
+            ts_item *items = ts_arena_grow_array(arena, *out, &cap, *count, sizeof *items);
             if (!items) return bad(why, why_size, "out of memory");
             *out = items;
             items[(*count)++] = whole;

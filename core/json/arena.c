@@ -103,6 +103,14 @@ void *ts_arena_alloc_slow(ts_arena *arena, size_t size, size_t align) {
     return fresh->data;
 }
 
+void *ts_arena_grow_array(ts_arena *arena, void *items, size_t *cap, size_t count, size_t size) {
+    if (count < *cap) return items;
+    size_t next = *cap ? *cap * 2 : 8;
+    void *grown = items ? ts_arena_grow(arena, items, *cap * size, next * size) : ts_arena_alloc(arena, next * size);
+    if (grown) *cap = next;
+    return grown;
+}
+
 void *ts_arena_grow(ts_arena *arena, void *ptr, size_t old_size, size_t new_size) {
     if (!ptr) return ts_arena_alloc(arena, new_size);
     if (new_size <= old_size) return ptr;

@@ -90,6 +90,11 @@ static inline void *ts_arena_alloc_bytes(ts_arena *arena, size_t size) {
  * they outgrow a chunk. */
 void *ts_arena_grow(ts_arena *arena, void *ptr, size_t old_size, size_t new_size);
 
+/* A growable array in the arena: items (NULL at first) with room for *cap items of `size` bytes,
+ * `count` used. Returns items, or a copy with twice the room (8 at first, *cap updated) when full;
+ * NULL when out of memory (items and *cap unchanged). */
+void *ts_arena_grow_array(ts_arena *arena, void *items, size_t *cap, size_t count, size_t size);
+
 /* Like ts_arena_alloc but zero-filled, for `count` elements of `size` bytes (overflow-checked). */
 void *ts_arena_calloc(ts_arena *arena, size_t count, size_t size);
 

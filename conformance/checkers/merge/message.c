@@ -49,14 +49,6 @@ void ts_message_fields_of(const ts_json *got, ts_message_fields *out) {
     }
 }
 
-static void str_excerpt(ts_str s, char *out, size_t max) {
-    if (!s.ptr) {
-        snprintf(out, max, "(absent)");
-        return;
-    }
-    ts_json v = ts_json_make_string(s);
-    ts_check_excerpt(&v, out, max);
-}
 
 /* C1 (per message) or C2: which rule a contents difference breaks, and how. */
 static void report_contents(ts_arena *arena, const ts_expected_message *m, const char *what, const ts_json *contents,
@@ -135,24 +127,24 @@ static bool judge(ts_arena *arena, const ts_expected_message *m, const ts_json *
     /* M5: the message's key, role, author. */
     ts_str id = fields.message_id;
     if (!ts_str_eq(id, m->message_id)) {
-        if (f) str_excerpt(m->message_id, a, sizeof a), str_excerpt(id, b, sizeof b);
+        if (f) ts_check_excerpt_str(m->message_id, a, sizeof a), ts_check_excerpt_str(id, b, sizeof b);
         FAULT("M", "%s: messageId expected %s, got %s", what, a, b);
     }
     ts_str role = fields.role;
     ts_str want_role = m->role.ptr ? m->role : ts_str_from("assistant");
     if (!ts_str_eq(role, want_role) && !ts_str_eq_nocase(role, want_role)) {
-        if (f) str_excerpt(want_role, a, sizeof a), str_excerpt(role, b, sizeof b);
+        if (f) ts_check_excerpt_str(want_role, a, sizeof a), ts_check_excerpt_str(role, b, sizeof b);
         FAULT("M", "%s: role expected %s, got %s", what, a, b);
     }
     ts_str author = fields.author_name;
     if (!ts_str_eq(author, nonempty_or_absent(m->author_name))) {
-        if (f) str_excerpt(m->author_name, a, sizeof a), str_excerpt(author, b, sizeof b);
+        if (f) ts_check_excerpt_str(m->author_name, a, sizeof a), ts_check_excerpt_str(author, b, sizeof b);
         FAULT("M", "%s: authorName expected %s, got %s", what, a, b);
     }
     /* M5: the agentId extension may be left out, but when given it must be the message's own. */
     ts_str agent = fields.agent_id;
     if (agent.ptr && !ts_str_eq(agent, m->agent_id)) {
-        if (f) str_excerpt(m->agent_id, a, sizeof a), str_excerpt(agent, b, sizeof b);
+        if (f) ts_check_excerpt_str(m->agent_id, a, sizeof a), ts_check_excerpt_str(agent, b, sizeof b);
         FAULT("M", "%s: agentId expected %s, got %s", what, a, b);
     }
     /* K1 */
@@ -160,7 +152,7 @@ static bool judge(ts_arena *arena, const ts_expected_message *m, const ts_json *
     ts_created_at read = known ? *known : ts_created_at_of(created);
     bool parsed = read.valid;
     if (m->has_created_at != parsed || (parsed && ts_instant_compare(read.at, m->created_at) != 0)) {
-        if (f) str_excerpt(created, b, sizeof b);
+        if (f) ts_check_excerpt_str(created, b, sizeof b);
         if (m->has_created_at)
             FAULT("K1", "%s: createdAt %s is not the message's own (the first its updates carry)", what, b);
         else

@@ -10,24 +10,16 @@
 
 static ts_str answer_string(const ts_json *object, const char *key) { return ts_json_string(ts_json_get(object, key)); }
 
-static void str_excerpt(ts_str s, char *out, size_t max) {
-    if (!s.ptr) {
-        snprintf(out, max, "(absent)");
-        return;
-    }
-    ts_json v = ts_json_make_string(s);
-    ts_check_excerpt(&v, out, max);
-}
 
 /* I1: the host's id when the request named one; else one of the turn's ids; else any. */
 static void check_response_id(ts_str host_id, const ts_expectation *e, const ts_json *answer, ts_findings *f) {
     ts_str got = answer_string(answer, "responseId");
     char shown[120], want[120];
-    str_excerpt(got, shown, sizeof shown);
+    ts_check_excerpt_str(got, shown, sizeof shown);
     if (!ts_str_nonempty(got)) {
         ts_findings_add(f, "I1", "the response carries no responseId");
     } else if (ts_str_nonempty(host_id)) {
-        str_excerpt(host_id, want, sizeof want);
+        ts_check_excerpt_str(host_id, want, sizeof want);
         if (!ts_str_eq(got, host_id))
             ts_findings_add(f, "I1", "responseId %s, but the request named the turn's id %s", shown, want);
     } else if (e->input_has_response_id && !e->probe_response_id_seen) {
@@ -39,8 +31,8 @@ static void check_last_value(const char *rule, const char *field, ts_str want, c
     ts_str got = answer_string(answer, field);
     if (ts_str_eq(got, want)) return;
     char a[160], b[160];
-    str_excerpt(want, a, sizeof a);
-    str_excerpt(got, b, sizeof b);
+    ts_check_excerpt_str(want, a, sizeof a);
+    ts_check_excerpt_str(got, b, sizeof b);
     ts_findings_add(f, rule, "response.%s: expected %s, got %s", field, a, b);
 }
 
@@ -141,13 +133,13 @@ bool ts_check_response_fields(ts_str host_id, const ts_expectation *e, const ts_
     if (e->input_has_agent_id && !ts_str_nonempty(agent)) {
         ts_findings_add(f, "R3", "response.agentId is missing; the updates name an agent");
     } else if (ts_str_nonempty(agent) && !e->probe_agent_id_seen) {
-        str_excerpt(agent, a, sizeof a);
+        ts_check_excerpt_str(agent, a, sizeof a);
         ts_findings_add(f, "R3", "response.agentId %s is not an agent of the turn", a);
     }
     ts_str created = answer_string(answer, "createdAt");
     ts_instant at;
     bool parsed = created.ptr && ts_instant_parse(created.ptr, created.len, &at, NULL);
-    str_excerpt(created, a, sizeof a);
+    ts_check_excerpt_str(created, a, sizeof a);
     if (e->input_has_created_at && !parsed)
         ts_findings_add(f, "R4", "response.createdAt is %s; the updates carry createdAt values", a);
     else if (!e->input_has_created_at && created.ptr)

@@ -9,14 +9,6 @@
 #include "conformance/checkers/findings.h"
 #include "core/json/codec.h"
 
-/* A growable array in an arena: items of `size` bytes. */
-static void *grow(ts_arena *arena, void *items, size_t *cap, size_t count, size_t size) {
-    if (count < *cap) return items;
-    size_t next = *cap ? *cap * 2 : 8;
-    void *grown = items ? ts_arena_grow(arena, items, *cap * size, next * size) : ts_arena_alloc(arena, next * size);
-    if (grown) *cap = next;
-    return grown;
-}
 
 /* ------------------------------------------------------------------ the simulation ---- */
 
@@ -49,7 +41,7 @@ static ts_block *open_block(sim *s) { return &s->cur.e.blocks[s->cur.e.assistant
 static void add_item(sim *s, ts_item item) {
     ts_block *b = open_block(s);
     size_t *cap = &s->cur.block_caps[s->cur.e.assistant_count];
-    ts_item *items = grow(s->arena, b->items, cap, b->count, sizeof *items);
+    ts_item *items = ts_arena_grow_array(s->arena, b->items, cap, b->count, sizeof *items);
     if (!items) {
         s->failed = true;
         return;
@@ -62,7 +54,7 @@ static bool add_block(sim *s) {
     building *c = &s->cur;
     size_t n = c->e.assistant_count; /* the new open block's index: blocks[0..n] are needed */
     size_t old = c->block_cap;
-    ts_block *blocks = grow(s->arena, c->e.blocks, &c->block_cap, n, sizeof *blocks);
+    ts_block *blocks = ts_arena_grow_array(s->arena, c->e.blocks, &c->block_cap, n, sizeof *blocks);
     size_t *caps = blocks && old != c->block_cap
                        ? (c->block_caps ? ts_arena_grow(s->arena, c->block_caps, old * sizeof *caps, c->block_cap * sizeof *caps)
                                         : ts_arena_alloc(s->arena, c->block_cap * sizeof *caps))
@@ -110,7 +102,7 @@ static bool answer_item(sim *s, size_t g, ts_item *out) {
 static bool add_assistant(sim *s, size_t g) {
     building *c = &s->cur;
     size_t cap = c->assistant_cap;
-    ts_item *assistants = grow(s->arena, c->e.assistants, &c->assistant_cap, c->e.assistant_count, sizeof *assistants);
+    ts_item *assistants = ts_arena_grow_array(s->arena, c->e.assistants, &c->assistant_cap, c->e.assistant_count, sizeof *assistants);
     size_t *answer_of = assistants && cap != c->assistant_cap
                             ? (c->e.answer_of ? ts_arena_grow(s->arena, c->e.answer_of, cap * sizeof *answer_of,
                                                               c->assistant_cap * sizeof *answer_of)
@@ -148,7 +140,7 @@ static void run_loop(sim *s) {
         for (size_t i = 0; i < a->call_count; i++) {
             const ts_tool_script *tool = ts_scenario_tool(sc, a->calls[i].name);
             if (tool && tool->async) {
-                pending_call *p = grow(s->arena, s->pending, &s->pending_cap, s->pending_count, sizeof *p);
+                pending_call *p = ts_arena_grow_array(s->arena, s->pending, &s->pending_cap, s->pending_count, sizeof *p);
                 if (!p) {
                     s->failed = true;
                     return;
@@ -175,7 +167,7 @@ static const ts_tool_script *tool_of_call(const ts_scenario *sc, ts_str call_id)
 }
 
 static ts_action *add_action(sim *s, ts_action_kind kind) {
-    ts_action *actions = grow(s->arena, s->x->actions, &s->action_cap, s->x->action_count, sizeof *actions);
+    ts_action *actions = ts_arena_grow_array(s->arena, s->x->actions, &s->action_cap, s->x->action_count, sizeof *actions);
     if (!actions) {
         s->failed = true;
         return NULL;
@@ -190,7 +182,7 @@ static ts_action *add_action(sim *s, ts_action_kind kind) {
 /* The user item of the action in flight (the last one added), in the open block. */
 static void add_user(sim *s, ts_str text) {
     building *c = &s->cur;
-    size_t *user_of = grow(s->arena, c->e.user_of, &c->user_cap, c->e.user_count, sizeof *user_of);
+    size_t *user_of = ts_arena_grow_array(s->arena, c->e.user_of, &c->user_cap, c->e.user_count, sizeof *user_of);
     if (!user_of) {
         s->failed = true;
         return;
@@ -268,7 +260,7 @@ static bool copy_block(sim *s, size_t b, const ts_item *items, size_t count) {
  * them kept too): the new epoch's open block is that one. */
 static bool open_epoch(sim *s, size_t assistants, size_t kept) {
     ts_expected *x = s->x;
-    ts_epoch *epochs = grow(s->arena, x->epochs, &s->epoch_cap, x->epoch_count, sizeof *epochs);
+    ts_epoch *epochs = ts_arena_grow_array(s->arena, x->epochs, &s->epoch_cap, x->epoch_count, sizeof *epochs);
     if (!epochs) return false;
     x->epochs = epochs;
     const ts_epoch old = s->cur.e;
@@ -285,7 +277,7 @@ static bool open_epoch(sim *s, size_t assistants, size_t kept) {
     for (size_t b = 0; b <= assistants; b++)
         for (size_t i = 0; i < (b < assistants ? old.blocks[b].count : kept); i++) users += old.blocks[b].items[i].kind == TS_ITEM_USER;
     for (size_t o = 0; o < users; o++) {
-        size_t *user_of = grow(s->arena, s->cur.e.user_of, &s->cur.user_cap, s->cur.e.user_count, sizeof *user_of);
+        size_t *user_of = ts_arena_grow_array(s->arena, s->cur.e.user_of, &s->cur.user_cap, s->cur.e.user_count, sizeof *user_of);
         if (!user_of) return false;
         s->cur.e.user_of = user_of;
         user_of[s->cur.e.user_count++] = old.user_of[o];
@@ -462,7 +454,7 @@ bool ts_expect_resume(const ts_scenario *scenario, ts_arena *arena, ts_expected 
     if (!run_events(&s, why, why_size)) return false;
     if (s.failed) goto oom;
     /* the epoch being built is the last: close it */
-    ts_epoch *epochs = grow(arena, out->epochs, &s.epoch_cap, out->epoch_count, sizeof *epochs);
+    ts_epoch *epochs = ts_arena_grow_array(arena, out->epochs, &s.epoch_cap, out->epoch_count, sizeof *epochs);
     if (!epochs) goto oom;
     out->epochs = epochs;
     epochs[out->epoch_count++] = s.cur.e;
