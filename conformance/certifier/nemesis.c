@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "conformance/nemesis/fsnemesis.h"
+#include "core/json/buf.h"
 #include "core/json/codec.h"
 
 enum { MAX_STATES_PER_POINT = 64 };
@@ -51,16 +52,6 @@ struct ts_nemesis {
     long protocol_points, store_points;
     uint64_t store_operations;
 };
-
-static bool grow(void **items, size_t *cap, size_t count, size_t size) {
-    if (count < *cap) return true;
-    size_t next = *cap ? 2 * *cap : 64;
-    void *grown = realloc(*items, next * size);
-    if (!grown) return false;
-    *items = grown;
-    *cap = next;
-    return true;
-}
 
 ts_nemesis *ts_nemesis_new(ts_testee *testee, const char *case_dir, const ts_nemesis_options *options, char *why,
                            size_t why_size) {
@@ -155,7 +146,7 @@ bool ts_nemesis_begin_run(ts_nemesis *n, const char *name, const ts_kill_plan *p
 
 /* Keeps a point of the uninterrupted run (its crash states are planned once the run is over). */
 static void keep_point(ts_nemesis *n, long number, uint64_t store_op) {
-    if (!grow((void **)&n->points, &n->point_cap, n->point_count, sizeof *n->points)) return;
+    if (!ts_grow_array((void **)&n->points, &n->point_cap, n->point_count, sizeof *n->points)) return;
     n->points[n->point_count++] = (point_record){number, store_op, ts_case_world_action_index(n->world),
                                                  ts_case_world_action_answered(n->world), n->changes,
                                                  n->fs ? ts_fsnemesis_records(n->fs) : 0};

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/json/buf.h"
+
 enum { MAX_DEPTH = 256 }; /* deeper trees are refused, read or written */
 
 void fs_image_init(fs_image *img) {
@@ -28,18 +30,8 @@ void fs_image_free(fs_image *img) {
     fs_image_init(img);
 }
 
-static bool grow(void **items, size_t *cap, size_t count, size_t size) {
-    if (count < *cap) return true;
-    size_t cap2 = *cap ? 2 * *cap : 16;
-    void *grown = realloc(*items, cap2 * size);
-    if (!grown) return false;
-    *items = grown;
-    *cap = cap2;
-    return true;
-}
-
 static size_t node_new(fs_image *img, fs_node_type type, ts_inode id) {
-    if (!grow((void **)&img->nodes, &img->node_cap, img->node_count, sizeof *img->nodes)) {
+    if (!ts_grow_array((void **)&img->nodes, &img->node_cap, img->node_count, sizeof *img->nodes)) {
         img->failed = true;
         return SIZE_MAX;
     }
@@ -116,7 +108,7 @@ static void entry_set(fs_image *img, size_t dir, const char *name, size_t node) 
         return;
     }
     char *copy = strdup(name);
-    if (!copy || !grow((void **)&img->entries, &img->entry_cap, img->entry_count, sizeof *img->entries)) {
+    if (!copy || !ts_grow_array((void **)&img->entries, &img->entry_cap, img->entry_count, sizeof *img->entries)) {
         free(copy);
         img->failed = true;
         return;
@@ -209,7 +201,7 @@ typedef struct walk {
 
 static bool push(walk *w, const char *path, size_t node, int depth, bool revisit) {
     char *copy = strdup(path);
-    if (!copy || !grow((void **)&w->items, &w->cap, w->count, sizeof *w->items)) {
+    if (!copy || !ts_grow_array((void **)&w->items, &w->cap, w->count, sizeof *w->items)) {
         free(copy);
         return false;
     }

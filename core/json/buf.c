@@ -7,6 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+bool ts_grow_array(void **items, size_t *cap, size_t count, size_t size) {
+    if (count < *cap) return true;
+    size_t next = *cap ? 2 * *cap : 16;
+    void *grown = realloc(*items, next * size);
+    if (!grown) return false;
+    *items = grown;
+    *cap = next;
+    return true;
+}
+
 void ts_buf_init(ts_buf *buf) {
     buf->data = NULL;
     buf->len = 0;

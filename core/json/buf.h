@@ -17,6 +17,11 @@ typedef struct ts_buf {
 } ts_buf;
 
 void ts_buf_init(ts_buf *buf);
+
+/* A growable heap array: *items (NULL at first, the caller's to free) with room for *cap items of
+ * `size` bytes, `count` used. When full it doubles the room (16 at first); false when out of
+ * memory, *items and *cap unchanged. */
+bool ts_grow_array(void **items, size_t *cap, size_t count, size_t size);
 void ts_buf_free(ts_buf *buf);              /* accepts NULL */
 void ts_buf_reset(ts_buf *buf);             /* len = 0, keeps capacity, clears `failed` */
 void ts_buf_append(ts_buf *buf, const void *bytes, size_t len);
