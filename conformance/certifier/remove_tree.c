@@ -3,6 +3,7 @@
 #define _GNU_SOURCE /* syscall */
 #include "conformance/certifier/remove_tree.h"
 
+#include <dirent.h> /* struct dirent64: getdents64's records */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -11,14 +12,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-struct raw_dirent {
-    uint64_t ino;
-    int64_t off;
-    unsigned short reclen;
-    unsigned char type;
-    char name[];
-};
 
 typedef struct removal {
     size_t max_depth, max_entries;
@@ -67,9 +60,9 @@ static bool pass(removal *r, int *fds, size_t *depth, bool *descended, bool *emp
     long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
     if (n < 0) return stop(r, TS_REMOVE_FAILED, errno);
     for (long off = 0; off < n;) {
-        const struct raw_dirent *d = (const struct raw_dirent *)(const void *)(buf + off);
-        off += d->reclen;
-        const char *name = d->name;
+        const struct dirent64 *d = (const struct dirent64 *)(const void *)(buf + off);
+        off += d->d_reclen;
+        const char *name = d->d_name;
         if (name[0] == '.' && (name[1] == '\0' || (name[1] == '.' && name[2] == '\0'))) continue;
         *empty = false;
         struct stat st;

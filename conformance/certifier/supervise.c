@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* execvpe, syscall */
 #include "conformance/certifier/supervise.h"
 
+#include <dirent.h> /* struct dirent64: getdents64's records */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -111,14 +112,6 @@ bool ts_child_read_stat(pid_t pid, pid_t *parent, pid_t *group) {
     return (p = parse_pid(p, parent)) && parse_pid(p, group);
 }
 
-struct raw_dirent {
-    uint64_t ino;
-    int64_t off;
-    unsigned short reclen;
-    unsigned char type;
-    char name[];
-};
-
 /* The children of `parent` and their process groups (at most SCAN_MAX); returns how many. */
 static int scan_children(pid_t parent, pid_t *pids, pid_t *groups) {
     int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -128,10 +121,10 @@ static int scan_children(pid_t parent, pid_t *pids, pid_t *groups) {
     long n;
     while (count < SCAN_MAX && (n = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0) {
         for (long off = 0; off < n && count < SCAN_MAX;) {
-            const struct raw_dirent *d = (const struct raw_dirent *)(const void *)(buf + off);
-            off += d->reclen;
+            const struct dirent64 *d = (const struct dirent64 *)(const void *)(buf + off);
+            off += d->d_reclen;
             pid_t pid = 0, ppid = 0, group = 0;
-            const char *end = parse_pid(d->name, &pid);
+            const char *end = parse_pid(d->d_name, &pid);
             if (!end || *end || pid <= 0 || !ts_child_read_stat(pid, &ppid, &group) || ppid != parent) continue;
             pids[count] = pid;
             groups[count++] = group;
