@@ -21,6 +21,8 @@
 # of README.md run again from a copy of PREFIX/share/turnstile — an install's copy of conformance/
 # — with only PREFIX/bin before /usr/bin:/bin on PATH and a fresh HOME: README's certify commands
 # work from an install as from a checkout.
+# Without --installed, every path the checkout's markdown files name must exist
+# (ci/docs_paths_check.py --repository).
 # Ends "N passed, N failed".
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -69,6 +71,12 @@ fi
 version=$(sed -n 's/^const char ts_cli_version\[\] = "\(.*\)";/\1/p' conformance/cli/options.c)
 name=readme_installs_this_version
 if grep -q "^tar -xzf turnstile-$version-linux-x86_64.tar.gz " README.md; then ok; else fail "$name: README.md's tar line does not name turnstile-$version"; fi
+
+# Every path the checkout's markdown names exists (a checkout only: an install has no .git).
+name=docs_name_only_files_that_exist
+if [ -z "$installed" ]; then
+    if python3 ci/docs_paths_check.py --repository "$root" >"$tmp/paths" 2>&1; then ok; else fail "$name:"; cat "$tmp/paths"; fi
+fi
 
 if [ -n "$installed" ]; then
     # From an install: only the release's own files and the system's tools.

@@ -266,6 +266,17 @@ expect non-zero release_build_fails 'STUB_FAIL=build *' -- ci/release.sh "$work/
 expect non-zero release_test_build_fails 'STUB_FAIL=build *' -- ci/release_test.sh
 expect non-zero docs_test_build_fails 'STUB_FAIL=build *' -- ci/docs_test.sh
 
+# ci/docs_paths_check.py --repository (docs_test's path check): a dangling link or backticked path
+# in a tracked markdown file fails it; upstream paths and placeholders do not.
+fixture="$work/docs_paths"
+rm -rf "$fixture" && mkdir -p "$fixture/ci" "$fixture/conformance/kit" && touch "$fixture/ci/real.sh"
+printf 'run `ci/real.sh`, `./kit` and [k](kit/); upstream `dotnet/src/X.cs`, `@scope/pkg`, `<yours>/x`\n' >"$fixture/conformance/README.md"
+git -C "$fixture" init -q && git -C "$fixture" add -A
+expect 0 docs_paths_check_passes_what_exists -- python3 "$root/ci/docs_paths_check.py" --repository "$fixture"
+printf 'see `ci/gone.sh:12` and [old](../old.md)\n' >>"$fixture/conformance/README.md"
+expect 1 docs_paths_check_fails_a_dangling_path -- python3 "$root/ci/docs_paths_check.py" --repository "$fixture"
+check docs_paths_check_names_line_and_path grep -q '^conformance/README.md:2: ci/gone.sh does not exist$' "$work/out"
+
 # ---------------------------------------------------------------- benchmarks: a failing step fails them
 new_tree
 for b in certify_bench check_bench fuzz_bench journal_bench merge_bench resume_bench; do
