@@ -138,6 +138,12 @@ for s in "${script_checks[@]}" ci/fuzz_smoke.sh ci/clusterfuzzlite_local.sh ci/r
 expect 0 ci_run_all_pass -- .ci/run
 check ci_run_table_lists_every_step grep -qE '^certify_engines +passed +[0-9.]+ +([0-9.]+|\?)$' "$work/out"
 check ci_run_table_times_steps grep -qE '^readme_certify +passed +[0-9.]+ +[0-9.]+$' "$work/out"
+# The CPU column counts the step's own processes, not only the Bazel server's: a step that burns
+# a second of CPU in a child process shows at least half of it.
+printf '#!/usr/bin/env bash\npython3 -c "import time\nwhile time.process_time() < 1: pass"\n' >"$tree/ci/docs_test.sh"
+expect 0 ci_run_counts_a_steps_cpu -- .ci/run
+check ci_run_cpu_column_counts_the_step awk '$1 == "docs" && $2 == "passed" && $4 >= 0.5 { found = 1 } END { exit !found }' "$work/out"
+step_stub ci/docs_test.sh
 # README's two certify commands ran, with this build's turnstile
 check ci_run_readme_certify_ran grep -q 'testee.js$' "$STUB_LOG"
 # The proof the issue asks for: a deliberately failing test makes .ci/run exit non-zero, with the
