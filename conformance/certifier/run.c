@@ -407,15 +407,12 @@ static void serve_jobs(run_state *st, double seconds) {
         snprintf(st->out->harness_failure, sizeof st->out->harness_failure, "%.290s", failure);
 }
 
-/* auto is the pool, whatever hello says: speed_test.sh proves a pooled run equivalent to a cold
- * one on the reference, a mutant and the Python kit, but a forked instance of the Python kit
- * orders its store operations and commit notices otherwise than a cold process under the
- * observer (more kill runs in the first points), so a fork server is asked for only by --warm
- * fork until the observer's accounting for instances is fixed (see DESIGN.md, warm starts). */
+/* auto is the fork server for a testee whose hello offers one ("fork": true), else the pool:
+ * speed_test.sh proves both equivalent to a cold start (the same reports) on the reference, a
+ * mutant and the Python kit. */
 static ts_testee_warm warm_for(const ts_run_options *options, const ts_certification *out) {
-    (void)out;
     if (options->warm != TS_RUN_WARM_AUTO) return (ts_testee_warm)options->warm;
-    return TS_WARM_POOL;
+    return out->testee_forks ? TS_WARM_FORK : TS_WARM_POOL;
 }
 
 /* One case, on this process's testee. */

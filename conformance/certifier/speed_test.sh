@@ -3,10 +3,10 @@
 #   1. Equivalence: the same cases certified at --jobs 1 --warm off (one testee, a new process per
 #      start) and at --jobs 2, --warm pool, and both together (the default) give the same JSON
 #      report, JUnit and text (normalised for times, dates and the ids a testee mints), over the
-#      reference over the pipe, a resume mutant and the Python kit; --warm fork too on the
-#      reference. A warm run must really be warm (the report counts pooled and forked
-#      processes), so a silent fall back to cold starts fails. (--warm fork on the Python kit is
-#      not yet equivalent: DESIGN.md, warm starts.)
+#      reference over the pipe, a resume mutant and the Python kit; --warm fork too on all three
+#      (each offers a fork server). A warm run must really be warm (the report counts pooled and
+#      forked processes), so a silent fall back to cold starts fails; the default (--warm auto)
+#      must fork a testee that offers a fork server.
 #   2. A certify run killed by SIGTERM mid-sweep (--jobs 2) leaves a partial certificate: exit 143,
 #      JSON that parses and says incomplete with the cases in flight, JUnit that parses with an
 #      'incomplete' error, a text report whose verdict is INCOMPLETE, the FAIL blocks of the cases
@@ -59,12 +59,15 @@ check_testee() { # NAME [fork] -- TESTEE...
     [ "$(cat "$TMP/$t.cold.status")" -le 1 ] || { fail "$t: exit $(cat "$TMP/$t.cold.status"): $(tail -3 "$TMP/$t.cold.err")"; return; }
     certify_to "$t.jobs2" --jobs 2 --warm off -- "$@"
     certify_to "$t.pool" --jobs 1 --warm pool -- "$@"
-    certify_to "$t.default" --jobs 2 -- "$@" # the default warm start (the pool), two workers
+    certify_to "$t.default" --jobs 2 -- "$@" # the default warm start (auto), two workers
     local runs="jobs2 pool default"
     if [ "$fork" = fork ]; then
         certify_to "$t.fork" --jobs 2 --warm fork -- "$@"
         runs="$runs fork"
         [ "$(processes "$t.fork" forked)" -gt 0 ] || fail "$t: --warm fork forked no instance (cold starts)"
+        [ "$(processes "$t.default" forked)" -gt 0 ] || fail "$t: --warm auto did not fork a testee that offers a fork server"
+    else
+        [ "$(processes "$t.default" pooled)" -gt 0 ] || fail "$t: --warm auto took no process from the pool"
     fi
     for run in $runs; do same "$t.cold" "$t.$run"; done
     [ "$(processes "$t.cold" forked)" -eq 0 ] && [ "$(processes "$t.cold" pooled)" -eq 0 ] || fail "$t: --warm off was warm"
@@ -85,7 +88,7 @@ grep -q '^FAIL ' "$TMP/$mutant.cold.txt" || fail "$mutant: no failure found, so 
 
 name=equivalent_python_kit
 before=$failed
-check_testee python-kit cold -- python3 "$KIT"
+check_testee python-kit fork -- python3 "$KIT"
 [ "$failed" -eq "$before" ] && echo "ok $name"
 
 name=partial_certificate_after_sigterm

@@ -399,6 +399,25 @@ void ts_resume_judge_free(ts_resume_judge *judge) {
     free(judge);
 }
 
+/* The crash state's description as a finding quotes it: without the observer's thread ids
+ * (", tid 4711"), which differ from run to run of the same experiment (a fork server's instances
+ * and a cold start's processes get other ids), so that a finding reads the same in every run and
+ * its cut falls at the same place; cut to out_size - 1 bytes. */
+static void without_thread_ids(ts_str description, char *out, size_t out_size) {
+    static const char tid[] = ", tid ";
+    size_t n = 0, i = 0;
+    while (description.ptr && i < description.len && n + 1 < out_size) {
+        if (description.len - i > sizeof tid - 1 && memcmp(description.ptr + i, tid, sizeof tid - 1) == 0 &&
+            description.ptr[i + sizeof tid - 1] >= '0' && description.ptr[i + sizeof tid - 1] <= '9') {
+            i += sizeof tid - 1;
+            while (i < description.len && description.ptr[i] >= '0' && description.ptr[i] <= '9') i++;
+            continue;
+        }
+        out[n++] = description.ptr[i++];
+    }
+    out[n] = '\0';
+}
+
 /* A killed run's findings become U9 findings naming their rule and the kill point, but for
  * U7 (its own, Recommended verdict) and Recommended rules (not judged after a kill). */
 static void report_run(const run_judge *j, const ts_findings *local, ts_findings *findings) {
@@ -467,8 +486,9 @@ bool ts_resume_judge_run(ts_resume_judge *judge, const ts_json *run, ts_findings
         const ts_json *as = ts_json_get(crash, "killedAs");
         j.killed_as = as && as->kind == TS_JSON_INT ? (long)as->u.i : 0;
         ts_str state = ts_json_string(ts_json_get(crash, "state")), description = ts_json_string(ts_json_get(crash, "description"));
-        snprintf(j.crash, sizeof j.crash, "%.40s%s%.150s", state.ptr ? state.ptr : "?", description.ptr ? ": " : "",
-                 description.ptr ? description.ptr : "");
+        char steady[151];
+        without_thread_ids(description, steady, sizeof steady);
+        snprintf(j.crash, sizeof j.crash, "%.40s%s%s", state.ptr ? state.ptr : "?", description.ptr ? ": " : "", steady);
     }
     if (ok) {
         judge_events(&j, events, judge->case_rule);
