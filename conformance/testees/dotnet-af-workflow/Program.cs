@@ -34,6 +34,18 @@ const string Name = "af-workflow-sequential";
 InProcessExecutionEnvironment Environment = System.Environment.GetEnvironmentVariable("AF_WORKFLOW_ENV") == "offthread"
     ? InProcessExecution.OffThread : InProcessExecution.Lockstep;
 string version = Wire.LibraryVersion(typeof(AgentWorkflowBuilder));
+// AF_WORKFLOW_TURN=separate: deliver a user message in a superstep of its own (the run halts, a checkpoint holds it as
+// the agent's pending input) and only then the TurnToken, so that "the message received, not yet answered" is a
+// checkpoint one can fork from (FINDINGS.md, B1). The default sends both before the run proceeds, as the samples do.
+bool separateTurn = System.Environment.GetEnvironmentVariable("AF_WORKFLOW_TURN") == "separate";
+
+// A turn on a run that holds its user message: the TurnToken (after the message's own superstep, separately), drained.
+async Task TakeTurnAsync(StreamingRun run)
+{
+    if (separateTurn) await DrainAsync(run);
+    await run.TrySendMessageAsync(new TurnToken(emitEvents: true));
+    await DrainAsync(run);
+}
 
 async Task DrainAsync(StreamingRun run)
 {
@@ -57,9 +69,26 @@ async Task<List<ChatMessage>> HistoryAtAsync(ChatClientAgent agent, JsonCheckpoi
     // The agent session is the "threadState" of AIAgentHostExecutor's AIAgentHostState in the checkpoint.
     JsonElement checkpoint = await store.RetrieveCheckpointAsync(at.SessionId, at);
     JsonElement? threadState = FindThreadState(checkpoint);
-    if (threadState is null) return new List<ChatMessage>();
-    AgentSession session = await agent.DeserializeSessionAsync(threadState.Value);
-    return agent.ChatHistoryProvider is InMemoryChatHistoryProvider p ? p.GetMessages(session) : new List<ChatMessage>();
+    var messages = new List<ChatMessage>();
+    if (threadState is not null)
+    {
+        AgentSession session = await agent.DeserializeSessionAsync(threadState.Value);
+        if (agent.ChatHistoryProvider is InMemoryChatHistoryProvider p) messages.AddRange(p.GetMessages(session));
+    }
+    // Then the input the agent holds for its next turn (ChatProtocolExecutor's state): empty at every checkpoint unless
+    // a message was delivered without its TurnToken (AF_WORKFLOW_TURN=separate).
+    messages.AddRange(PendingInput(checkpoint));
+    return messages;
+}
+
+// The agent executor's pending input in a checkpoint: stateData "<executor>||AIAgentHostExecutor.State".
+static List<ChatMessage> PendingInput(JsonElement checkpoint)
+{
+    if (checkpoint.TryGetProperty("stateData", out JsonElement state) && state.ValueKind == JsonValueKind.Object)
+        foreach (JsonProperty p in state.EnumerateObject())
+            if (p.Name.EndsWith("||AIAgentHostExecutor.State", StringComparison.Ordinal) && p.Value.TryGetProperty("value", out JsonElement v) && v.ValueKind == JsonValueKind.Array)
+                return JsonSerializer.Deserialize<List<ChatMessage>>(v.GetRawText(), Wire.Options) ?? new List<ChatMessage>();
+    return new List<ChatMessage>();
 }
 
 static JsonElement? FindThreadState(JsonElement e)
@@ -159,10 +188,7 @@ async Task<Wire.Answer> ResumeAsync(JsonElement req)
             await run.TrySendMessageAsync(message);
         }
         await using (run)
-        {
-            await run.TrySendMessageAsync(new TurnToken(emitEvents: true));
-            await DrainAsync(run);
-        }
+            await TakeTurnAsync(run);
     }
     else if (action.TryGetProperty("user", out JsonElement text))
     {
@@ -176,10 +202,7 @@ async Task<Wire.Answer> ResumeAsync(JsonElement req)
             await run.TrySendMessageAsync(message);
         }
         await using (run)
-        {
-            await run.TrySendMessageAsync(new TurnToken(emitEvents: true));
-            await DrainAsync(run);
-        }
+            await TakeTurnAsync(run);
     }
     else if (action.TryGetProperty("recover", out _))
     {
@@ -187,6 +210,12 @@ async Task<Wire.Answer> ResumeAsync(JsonElement req)
         {
             await using StreamingRun run = await env.ResumeStreamingAsync(workflow, last);
             await DrainAsync(run);
+            // A message delivered without its TurnToken (AF_WORKFLOW_TURN=separate, killed between the two): take the turn.
+            if (PendingInput(await files.RetrieveCheckpointAsync(thread, last)).Count > 0)
+            {
+                await run.TrySendMessageAsync(new TurnToken(emitEvents: true));
+                await DrainAsync(run);
+            }
         }
     }
     else
