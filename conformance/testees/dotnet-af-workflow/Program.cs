@@ -16,7 +16,7 @@
 //     or assistant message N (fork); the run resumes there (ResumeStreamingAsync from that CheckpointInfo) and
 //     is sent the new message and a TurnToken, as a turn is. The library checkpoints between supersteps only, and a
 //     turn's model calls and tools run in one superstep, so a position inside a turn has no checkpoint: the
-//     branch is answered with an error, not made up (FINDINGS.md, B1). An empty prefix (edit 0) has no checkpoint
+//     branch is answered with an error, not made up (FINDINGS.md, B1; AF_WORKFLOW_TURN=separate, below, checkpoints between a message and its answer). An empty prefix (edit 0) has no checkpoint
 //     either: the first one is written after the first turn; there the branch is a new run in the same session
 //     (RunStreamingAsync), whose checkpoints are a new root. A position the conversation lacks is refused.
 //   - history read: the conversation of every leaf of the checkpoint tree (each branch the store keeps).
