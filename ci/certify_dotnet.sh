@@ -62,6 +62,23 @@ if [ -n "$echo_command" ]; then
         status=1
     fi
 fi
+# One branching case as a gate (issue 27): dotnet-af-workflow edits through the library's checkpoint
+# tree (conformance/certified/resume/dotnet-af-FINDINGS.md, "Branching"). Uninterrupted, a few
+# seconds; it must run and pass (a hello that stops listing "edit" skips it, and that fails too).
+branch_command=$(awk -F'\t' '$1 == "dotnet-af-workflow" { print $2 }' "$outdir/adapters.tsv")
+if [ -n "$branch_command" ]; then
+    code=0
+    # shellcheck disable=SC2086
+    "$turnstile" certify --cases Resume.U12.edit_in_the_middle --kill-points none --timeout 60 -- $branch_command \
+        >"$outdir/dotnet-af-workflow-branching.txt" 2>&1 || code=$?
+    if [ "$code" -eq 0 ] && tail -1 "$outdir/dotnet-af-workflow-branching.txt" | grep -Eq '^[1-9][0-9]* passed, 0 failed, 0 skipped$'; then
+        echo "branching: dotnet-af-workflow Resume.U12.edit_in_the_middle: $(tail -1 "$outdir/dotnet-af-workflow-branching.txt")"
+    else
+        tail -5 "$outdir/dotnet-af-workflow-branching.txt" >&2
+        echo "ci/certify_dotnet.sh: dotnet-af-workflow no longer passes Resume.U12.edit_in_the_middle (exit $code; $outdir/dotnet-af-workflow-branching.txt)" >&2
+        status=1
+    fi
+fi
 if [ "${#reports[@]}" -gt 0 ]; then
     "$turnstile" report "${reports[@]}" --markdown --out "$outdir/table.md"
     "$turnstile" report "${reports[@]}" --html --out "$outdir/table.html"

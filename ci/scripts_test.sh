@@ -236,9 +236,14 @@ expect non-zero certify_engines_build_fails 'STUB_FAIL=build *' -- ci/certify_en
 expect non-zero certify_engines_reference_fails 'STUB_CERTIFY_FAIL=*turnstile testee*' -- ci/certify_engines.sh "$work/engines"
 expect non-zero certify_engines_kit_cannot_start 'STUB_CERTIFY_FAIL=*python-resume*' -- ci/certify_engines.sh "$work/engines"
 runtime dotnet
-printf '#!/usr/bin/env bash\nmkdir -p "$1"\nprintf "dotnet-meai\\tdotnet %%s/meai.dll\\n" "$1"\n[ -z "${STUB_DOTNET_BUILD_FAIL:-}" ]\n' \
+printf '#!/usr/bin/env bash\nmkdir -p "$1"\nprintf "dotnet-meai\\tdotnet %%s/meai.dll\\n" "$1"\nprintf "dotnet-af-workflow\\tdotnet %%s/af-workflow.dll\\n" "$1"\n[ -z "${STUB_DOTNET_BUILD_FAIL:-}" ]\n' \
     >"$tree/conformance/testees/dotnet-build.sh"
 expect 0 certify_dotnet_passes -- ci/certify_dotnet.sh "$work/dotnet"
+# the branching gate: dotnet-af-workflow's one edit case must run and pass
+check certify_dotnet_gates_branching grep -q '^branching: dotnet-af-workflow Resume.U12.edit_in_the_middle' "$work/out"
+expect non-zero certify_dotnet_branching_fails 'STUB_CERTIFY_FAIL=*Resume.U12.edit_in_the_middle*' -- ci/certify_dotnet.sh "$work/dotnet"
+expect non-zero certify_dotnet_branching_skipped 'STUB_CERTIFY_SKIP=*Resume.U12.edit_in_the_middle*' -- ci/certify_dotnet.sh "$work/dotnet"
+check certify_dotnet_names_the_branching_case grep -q 'no longer passes Resume.U12.edit_in_the_middle' "$work/out"
 expect non-zero certify_dotnet_build_fails STUB_DOTNET_BUILD_FAIL=1 -- ci/certify_dotnet.sh "$work/dotnet"
 expect non-zero certify_dotnet_adapter_cannot_start 'STUB_CERTIFY_FAIL=*meai.dll*' -- ci/certify_dotnet.sh "$work/dotnet"
 rm "$stubs/dotnet"

@@ -85,7 +85,16 @@ static class Wire
 
     /// <summary>The request loop (PROTOCOL.md): hello, resume (its answer from <paramref name="resume"/>),
     /// unsupported for any other op; an exception is the request's error answer.</summary>
-    public static async Task ServeAsync(string name, string version, Func<JsonElement, Task<(string Status, List<ChatMessage>? Messages)>> resume)
+    public static Task ServeAsync(string name, string version, Func<JsonElement, Task<(string Status, List<ChatMessage>? Messages)>> resume) =>
+        ServeAsync(name, version, async req => { var (status, messages) = await resume(req); return new Answer(status, messages); }, branch: null);
+
+    /// <summary>An action's answer: its status, the conversation for a read, and for a history read every branch the
+    /// engine keeps (PROTOCOL.md, op resume).</summary>
+    public sealed record Answer(string Status, List<ChatMessage>? Messages, List<List<ChatMessage>>? History = null);
+
+    /// <summary>As above; <paramref name="branch"/> is what hello lists in "branch" (the branches the engine can
+    /// make: "edit", "fork", "history"), null for none.</summary>
+    public static async Task ServeAsync(string name, string version, Func<JsonElement, Task<Answer>> resume, string[]? branch)
     {
         for (string? line; (line = ReadLine()) is not null;)
         {
@@ -104,17 +113,19 @@ static class Wire
                         w.WriteStartObject("hello"); w.WriteString("name", name); w.WriteString("version", version);
                         w.WriteStartArray("ops"); w.WriteStringValue("resume"); w.WriteEndArray();
                         w.WriteBoolean("async", false); // no asynchronous tools: the certifier skips the cases that need one
+                        if (branch is not null) { w.WriteStartArray("branch"); foreach (string kind in branch) w.WriteStringValue(kind); w.WriteEndArray(); }
                         w.WriteEndObject();
                     });
                 else if (op == "resume")
                 {
                     RequestId = id;
-                    var (status, messages) = await resume(req);
+                    var (status, messages, history) = await resume(req);
                     Write(id, w =>
                     {
                         if (status == "unsupported") { w.WriteBoolean("unsupported", true); return; }
                         w.WriteString("status", status);
                         if (messages is not null) { w.WritePropertyName("messages"); JsonSerializer.Serialize(w, messages, Options); }
+                        if (history is not null) { w.WritePropertyName("history"); JsonSerializer.Serialize(w, history, Options); }
                     });
                 }
                 else
