@@ -247,14 +247,12 @@ async function branch(e, req, kind, at, text) {
 }
 
 async function resume(req) {
-  const e0 = await engineFor(req), a = req.action || {};
+  const e = await engineFor(req), a = req.action || {}, root = req.thread;
   if ("edit" in a || "fork" in a) {
     const kind = "edit" in a ? "edit" : "fork";
-    return { status: await branch(e0, req, kind, a[kind], String(a.user)) };
+    return { status: await branch(e, req, kind, a[kind], String(a.user)) };
   }
-  // every other action is on the branch the user is on
-  const e = e0, root = req.thread;
-  req = { ...req, thread: await currentThread(e, req) };
+  req = { ...req, thread: await currentThread(e, req) }; // every other action is on the branch the user is on
   if ("user" in a) return { status: statusOf(await finished(CAREFUL ? e.agent.stream(String(a.user), options(req)) : e.agent.generate(String(a.user), options(req)), e.agent)) };
   if ("complete" in a) {
     const run = (await suspendedRuns(e, req)).find((r) => r.toolCalls.some((t) => t.toolCallId === a.complete));
