@@ -140,7 +140,7 @@ const harnessTool = ({ name, description }) => createTool({
 });
 
 // ---- storage: LibSQL in the store; its writes reported as commit notices -------------------------
-const WRITES = /^(save|update|persist|delete|create|upsert|insert|batch|clear|set)/;
+const WRITES = /^(save|update|persist|delete|create|upsert|insert|batch|clear|set|copy|clone)/;
 // storage writes in flight and the time the last one began (careful: the durable agent's workflow
 // goes on writing after its stream ends; the answer waits until storage has been quiet a while)
 const writes = { inFlight: 0, lastStart: 0 };
@@ -199,8 +199,60 @@ async function finished(started, agent) {
 const suspendedRuns = async (e, req) => (await e.agent.listSuspendedRuns({ threadId: req.thread, resourceId: RESOURCE })).runs;
 const statusOf = (out) => out.finishReason === "suspended" ? "waiting" : "idle";
 
+// ---- branches: fork and edit through Mastra's thread cloning (SPEC.md §6.4, issue 27) -------------
+// Mastra's branching API is `Memory.cloneThread` ("useful for branching conversations",
+// docs-memory-message-history.md, "Thread cloning"): a new thread holding the messages the filter
+// selects (`options.messageFilter.messageIds`), with `metadata.clone.sourceThreadId` naming its
+// source; the source thread is kept as it was. A branch clones the stored messages before the cut and
+// runs the agent on the clone with the new message, as the docs' example continues a clone with
+// `agent.generate(..., { memory: { thread: clone.id } })`. An edit of user message K is the clone of
+// the messages before it; a fork before assistant message N the clone of the stored messages before
+// it (a stored message is a whole response: a fork inside one is refused as what cloning cannot
+// select). The request's thread is the root of its clones; the branch the user is on is the newest
+// clone in that tree (Mastra keeps no "current branch": an application remembers it, here in the
+// library's own clone metadata). Every branch stays readable: the history read is each thread of the tree.
+async function branchTree(e, root) {
+  const memory = await e.agent.getMemory(), all = [];
+  const rootThread = await memory.getThreadById({ threadId: root });
+  for (let frontier = rootThread ? [rootThread] : []; frontier.length;) {
+    all.push(...frontier);
+    frontier = (await Promise.all(frontier.map((t) => memory.listClones(t.id, RESOURCE)))).flat();
+  }
+  return all;
+}
+const clonedAt = (t) => new Date(t.metadata?.clone?.clonedAt ?? t.createdAt).getTime();
+async function currentThread(e, req) {
+  const tree = await branchTree(e, req.thread);
+  return tree.length ? tree.reduce((a, b) => (clonedAt(b) >= clonedAt(a) ? b : a)).id : req.thread;
+}
+async function storedMessages(e, threadId) {
+  const memory = await e.agent.getMemory();
+  return await memory.getThreadById({ threadId }) ? (await memory.recall({ threadId, resourceId: RESOURCE, perPage: false })).messages : [];
+}
+async function branch(e, req, kind, at, text) {
+  const thread = await currentThread(e, req), stored = await storedMessages(e, thread);
+  const pending = (await e.agent.listSuspendedRuns({ threadId: thread, resourceId: RESOURCE })).runs.length > 0;
+  // positions in the wire conversation: user messages (each a stored message), or assistant
+  // messages (a stored assistant message is one per step: its first step carries the stored id)
+  const positions = kind === "edit" ? stored.flatMap((m, i) => (m.role === "user" ? [{ index: i, whole: true }] : []))
+    : stored.flatMap((m, i) => (m.role === "assistant" ? storedToWire(m).filter((w) => w.role === "assistant").map((w) => ({ index: i, whole: w.messageId === m.id })) : []));
+  const run = (threadId) => e.agent.generate(text, { ...options(req), memory: { thread: threadId, resource: RESOURCE } });
+  if (kind === "fork" && at === positions.length && !pending) return statusOf(await run(thread));
+  if (!Number.isInteger(at) || at < 0 || at >= positions.length)
+    throw new Error(`refused: the conversation has no ${kind === "edit" ? "user" : "assistant"} message ${at} (it holds ${positions.length})${kind === "fork" && at === positions.length ? ", and a call is pending" : ""}`);
+  if (!positions[at].whole) throw new Error(`assistant message ${at} is a later step of stored message ${stored[positions[at].index].id}: cloneThread selects whole stored messages`);
+  const memory = await e.agent.getMemory();
+  const { thread: clone } = await memory.cloneThread({ sourceThreadId: thread, options: { messageFilter: { messageIds: stored.slice(0, positions[at].index).map((m) => m.id) } } });
+  return statusOf(await run(clone.id));
+}
+
 async function resume(req) {
-  const e = await engineFor(req), a = req.action || {};
+  const e = await engineFor(req), a = req.action || {}, root = req.thread;
+  if ("edit" in a || "fork" in a) {
+    const kind = "edit" in a ? "edit" : "fork";
+    return { status: await branch(e, req, kind, a[kind], String(a.user)) };
+  }
+  req = { ...req, thread: await currentThread(e, req) }; // every other action is on the branch the user is on
   if ("user" in a) return { status: statusOf(await finished(CAREFUL ? e.agent.stream(String(a.user), options(req)) : e.agent.generate(String(a.user), options(req)), e.agent)) };
   if ("complete" in a) {
     const run = (await suspendedRuns(e, req)).find((r) => r.toolCalls.some((t) => t.toolCallId === a.complete));
@@ -221,10 +273,12 @@ async function resume(req) {
     const { messages } = await memory.getThreadById({ threadId: req.thread })
       ? await memory.recall({ threadId: req.thread, resourceId: RESOURCE, perPage: false }) : { messages: [] };
     if (process.env.TURNSTILE_MASTRA_DUMP) process.stderr.write(JSON.stringify(messages, null, 1) + "\n");
-    return { status: (await suspendedRuns(e, req)).length ? "waiting" : "idle", messages: messages.flatMap(storedToWire) };
+    const answer = { status: (await suspendedRuns(e, req)).length ? "waiting" : "idle", messages: messages.flatMap(storedToWire) };
+    if (a.history) answer.history = await Promise.all((await branchTree(e, root)).map(async (t) => (await storedMessages(e, t.id)).flatMap(storedToWire)));
+    return answer;
   }
   return { error: `unknown action ${JSON.stringify(a)}` };
 }
 
 trace("start", MODE);
-serve({ name: `mastra${CAREFUL ? "-careful" : ""}`, version: VERSION, ops: ["resume"], async: true }, resume);
+serve({ name: `mastra${CAREFUL ? "-careful" : ""}`, version: VERSION, ops: ["resume"], async: true, ...(CAREFUL ? {} : { branch: ["edit", "fork", "history"] }) }, resume);
