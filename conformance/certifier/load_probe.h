@@ -16,9 +16,11 @@
 
 /* Watches the processes of group for `seconds` (they must not be waited for meanwhile). True
  * when they were starved: runnable and waiting for a CPU longer than they ran and at least a
- * tenth of the window, or blocked in the kernel in most samples. detail says what was seen
- * ("ran 12 ms, waited 230 ms for a CPU, blocked 0 of 5 samples"). False (and detail "") when
- * nothing could be read. */
+ * tenth of the window; or runnable (state R) in most samples while they ran less than half the
+ * window (the kernel counts a wait only when the task gets a CPU, so one that got none shows
+ * none); or blocked in the kernel in most samples. detail says what was seen ("ran 12 ms,
+ * waited 230 ms for a CPU, was runnable in 5 and blocked in the kernel in 0 of 5 samples").
+ * False (and detail "") when nothing could be read. */
 bool ts_load_probe(pid_t group, double seconds, char *detail, size_t size);
 
 #endif
