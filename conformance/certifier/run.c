@@ -1,7 +1,6 @@
 /* run.c — certification runs; see run.h. */
 #include "conformance/certifier/run.h"
 
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,58 +15,6 @@
 #include "conformance/checkers/merge/host.h"
 #include "core/json/codec.h"
 #include "core/resume/journal.h"
-
-const char *ts_verdict_name(ts_verdict verdict) {
-    switch (verdict) {
-    case TS_VERDICT_PASS: return "pass";
-    case TS_VERDICT_FAIL: return "fail";
-    case TS_VERDICT_SKIPPED: return "skipped";
-    case TS_VERDICT_ERROR: return "error";
-    case TS_VERDICT_UNDECIDED: return "undecided";
-    }
-    return "?";
-}
-
-const char *const ts_run_platforms[] = {"dotnet", NULL};
-
-bool ts_run_platform_known(const char *name) {
-    for (size_t i = 0; ts_run_platforms[i]; i++)
-        if (strcmp(ts_run_platforms[i], name) == 0) return true;
-    return false;
-}
-
-const char *ts_run_case_apart(const ts_run_options *options, const ts_case *c) {
-    if (!options || !options->platform || strcmp(options->platform, "dotnet") != 0) return NULL;
-    /* .NET's System.Text.Json: DateTimeOffset holds ±14:00 at most; AIContent's polymorphism
-     * throws on an unknown "$type". */
-    return c->tag_count ? c->tags[0] : NULL;
-}
-
-double ts_run_case_timeout(const ts_run_options *options) {
-    if (!options || options->case_timeout == 0) return TS_RUN_CASE_TIMEOUT;
-    return options->case_timeout < 0 ? 0 : options->case_timeout;
-}
-
-bool ts_run_rule_selected(const ts_run_options *options, const char *rule) {
-    if (!options || !options->rules) return true;
-    for (size_t i = 0; i < options->rule_count; i++)
-        if (strcmp(options->rules[i], rule) == 0) return true;
-    return false;
-}
-
-bool ts_run_case_selected(const ts_run_options *options, const ts_case *c) {
-    if (options->case_globs) {
-        bool any = false;
-        for (size_t i = 0; i < options->glob_count && !any; i++) any = fnmatch(options->case_globs[i], c->id, 0) == 0;
-        if (!any) return false;
-    }
-    if (options->rules) { /* a case is selected when it exercises one of the selected rules */
-        for (size_t r = 0; r < c->rule_count; r++)
-            if (ts_run_rule_selected(options, c->rules[r])) return true;
-        return false;
-    }
-    return true;
-}
 
 static void path_append(char *path, size_t size, const char *fmt, const char *key, size_t index) {
     size_t len = strlen(path);
@@ -311,33 +258,6 @@ bool ts_run_hello(ts_testee *testee, ts_certification *out) {
     return async;
 }
 
-const char *ts_run_outcome_static(const char *name) {
-    static const char *const known[] = {"answered", "unsupported", "rejected", "timeout", "crashed", "exited",
-                                        "protocol-error", "unavailable", "case-timeout", "point-limit", "history-limit",
-                                        "store-limit", "bad-case", "no-such-kill-point", "overloaded",
-                                        "undecided", "out-of-memory"};
-    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-        if (strcmp(known[i], name) == 0) return known[i];
-    return "error";
-}
-
-size_t ts_run_shard_cases(const ts_suite *suite, const ts_run_options *options, const ts_case **out, size_t *selected) {
-    size_t n = 0, resume = 0, other = 0, all = 0;
-    for (size_t i = 0; i < suite->count; i++) {
-        const ts_case *c = &suite->cases[i];
-        if (!ts_run_case_selected(options, c)) continue;
-        all++;
-        size_t *k = strcmp(c->op, "resume") == 0 ? &resume : &other;
-        bool mine = options->shard_count <= 1 || (int)(*k % (size_t)options->shard_count) == options->shard_index - 1;
-        (*k)++;
-        if (!mine) continue;
-        if (out) out[n] = c;
-        n++;
-    }
-    if (selected) *selected = all;
-    return n;
-}
-
 /* One case through the testee: the request, the answer (or the harness outcome), judged.
  * Second answers are counted by the testee for the request whose id they carry (testee.h). A
  * timeout while the host starved the testee is tried once more with four times the time; a
@@ -491,7 +411,8 @@ static void repeat_cases(run_state *st) {
         if (out->results[k].state == TS_CASE_ANSWERED) decide(st, &out->results[k]);
 }
 
-static void blame_id(ts_certification *out, const char *id) {
+static void blame_id(void *run, const char *id) {
+    ts_certification *out = run;
     for (size_t k = 0; k < out->count; k++)
         if (strcmp(out->results[k].c->id, id) == 0) blame_double_answer(&out->results[k]);
 }
@@ -589,7 +510,10 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
     int extra;
     for (size_t i = 0; ts_testee_extra_at(testee, i, &id, &extra); i++)
         if (extra > 0) blame_id(out, id);
-    ts_jobs_finish(st.jobs, out, blame_id);
+    ts_jobs_totals workers = {0};
+    ts_jobs_finish(st.jobs, &workers, blame_id, out);
+    out->restarts += workers.restarts;
+    out->execs += workers.execs, out->pooled += workers.pooled, out->forked += workers.forked;
     ts_buf_free(&st.answer);
     out->restarts += ts_testee_restarts(testee);
     long execs, pooled, forked;
