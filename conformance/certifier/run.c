@@ -99,75 +99,112 @@ static bool arrangement_selected(const ts_run_options *options) {
     return false;
 }
 
-/* Judges one answer line for case c into r (verdict, findings, equivalence). */
-static void judge(const ts_case *c, const char *line, size_t len, const ts_run_options *options, ts_case_result *r) {
-    ts_arena arena;
-    ts_arena_init(&arena);
-    ts_json answer;
+/* The answer's envelope: a JSON object (into answer) for this case's id that does not say
+ * "unsupported". False when there is nothing to judge: r then holds the protocol error or the
+ * skip. */
+static bool read_envelope(const ts_case *c, ts_arena *arena, const char *line, size_t len, ts_json *answer,
+                          ts_case_result *r) {
     ts_error err;
-    r->outcome = "answered";
-    r->equivalent = -1;
-    if (!ts_codec_parse(&arena, line, len, &answer, &err)) {
+    if (!ts_codec_parse(arena, line, len, answer, &err)) {
         r->verdict = TS_VERDICT_ERROR;
         r->outcome = "protocol-error";
         snprintf(r->detail, sizeof r->detail, "the answer is not a JSON object: %s", err.message);
-        goto done;
+        return false;
     }
-    ts_str id = ts_json_string(ts_json_get(&answer, "id"));
-    if (answer.kind != TS_JSON_OBJECT || !id.ptr) {
+    ts_str id = ts_json_string(ts_json_get(answer, "id"));
+    if (answer->kind != TS_JSON_OBJECT || !id.ptr) {
         r->verdict = TS_VERDICT_ERROR;
         r->outcome = "protocol-error";
         snprintf(r->detail, sizeof r->detail, "the answer has no string \"id\"");
-        goto done;
+        return false;
     }
     if (!ts_str_eq_cstr(id, c->id)) {
         r->verdict = TS_VERDICT_ERROR;
         r->outcome = "protocol-error";
         snprintf(r->detail, sizeof r->detail, "the answer is for id \"%.*s\", not for this case",
                  (int)(id.len > 100 ? 100 : id.len), id.ptr);
-        goto done;
+        return false;
     }
-    const ts_json *unsupported = ts_json_get(&answer, "unsupported");
+    const ts_json *unsupported = ts_json_get(answer, "unsupported");
     if (unsupported && unsupported->kind == TS_JSON_TRUE) {
         r->verdict = TS_VERDICT_SKIPPED;
         r->outcome = "unsupported";
         snprintf(r->detail, sizeof r->detail, "the testee does not implement op \"%s\"", c->op);
-        goto done;
+        return false;
     }
+    return true;
+}
+
+/* The checkers' findings on an answer into all: on its response, or on its rejection of the
+ * case (r->outcome "rejected", the text as r->detail). */
+static ts_check_status check_answer(const ts_case *c, const ts_json *answer, const ts_json *response, ts_str rejection,
+                                    const ts_run_options *options, ts_case_result *r, ts_findings *all) {
     bool host = strcmp(c->op, "host") == 0, journal = strcmp(c->op, "journal") == 0;
-    ts_str rejection = ts_json_string(ts_json_get(&answer, "error"));
-    const ts_json *response = ts_json_get(&answer, journal ? "journal" : "response");
-    ts_findings all;
-    ts_findings_init(&all);
-    ts_check_status checked = TS_CHECK_DECIDED;
     if (rejection.ptr) {
         r->outcome = "rejected";
         snprintf(r->detail, sizeof r->detail, "%.*s", (int)(rejection.len > 380 ? 380 : rejection.len), rejection.ptr);
-        if (host) ts_check_host(c->updates.updates, c->updates.count, NULL, NULL, true, &options->budget, &all);
+        if (host) ts_check_host(c->updates.updates, c->updates.count, NULL, NULL, true, &options->budget, all);
         else if (journal) { /* the case's own (first Required) rule, and no other: nothing else was answered */
             const char *rule = "J3";
             for (size_t i = c->rule_count; i-- > 0;)
                 if (ts_rule_find(c->rules[i]) && ts_rule_find(c->rules[i])->level == TS_LEVEL_REQUIRED) rule = c->rules[i];
-            ts_findings_add(&all, rule, "the testee could not run a valid scenario: %s", r->detail);
+            ts_findings_add(all, rule, "the testee could not run a valid scenario: %s", r->detail);
         }
-        else ts_findings_add(&all, "W3", "the testee rejected a valid stream: %s", r->detail);
-    } else if (!response) {
-        ts_findings_free(&all);
+        else ts_findings_add(all, "W3", "the testee rejected a valid stream: %s", r->detail);
+        return TS_CHECK_DECIDED;
+    }
+    if (host)
+        return ts_check_host(c->updates.updates, c->updates.count, ts_json_get(answer, "stream"), response, false,
+                             &options->budget, all);
+    if (journal && c->crash_before_commit) ts_check_journal_after_crash(&c->scenario, response, c->crash_before_commit, all);
+    else if (journal) ts_check_journal(&c->scenario, response, all);
+    else return ts_check_merge(c->updates.updates, c->updates.count, (ts_str){NULL, 0}, response, &options->budget, all);
+    return TS_CHECK_DECIDED;
+}
+
+/* Reference equivalence: the response (a host case's {stream, response}; a journal's without
+ * the ids it mints) against the golden answer, into r->equivalent and r->diff. */
+static void compare_golden(const ts_case *c, const ts_json *answer, const ts_json *response, ts_arena *arena,
+                           ts_case_result *r) {
+    bool host = strcmp(c->op, "host") == 0, journal = strcmp(c->op, "journal") == 0;
+    ts_json got = *response;
+    if (host) { /* the golden answer of a host case is {stream, response} */
+        ts_json_builder b;
+        ts_json_builder_init(&b, arena);
+        const ts_json *stream = ts_json_get(answer, "stream");
+        if (stream) ts_json_builder_add(&b, "stream", *stream);
+        ts_json_builder_add(&b, "response", *response);
+        ts_json_builder_finish(&b, &got);
+    }
+    ts_json expected = c->expected;
+    if (journal && !(ts_journal_json_without_ids(&c->expected, arena, &expected) &&
+                    ts_journal_json_without_ids(response, arena, &got)))
+        got = ts_json_make_null();
+    r->equivalent = ts_json_equal(&expected, &got);
+    if (!r->equivalent) ts_json_first_difference(&expected, &got, r->diff, sizeof r->diff);
+}
+
+/* Judges one answer line for case c into r (verdict, findings, equivalence). */
+static void judge(const ts_case *c, const char *line, size_t len, const ts_run_options *options, ts_case_result *r) {
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_json answer;
+    r->outcome = "answered";
+    r->equivalent = -1;
+    if (!read_envelope(c, &arena, line, len, &answer, r)) goto done;
+    bool journal = strcmp(c->op, "journal") == 0;
+    ts_str rejection = ts_json_string(ts_json_get(&answer, "error"));
+    const ts_json *response = ts_json_get(&answer, journal ? "journal" : "response");
+    if (!rejection.ptr && !response) {
         r->verdict = TS_VERDICT_ERROR;
         r->outcome = "protocol-error";
         snprintf(r->detail, sizeof r->detail, "the answer has none of \"%s\", \"error\", \"unsupported\"",
                  journal ? "journal" : "response");
         goto done;
-    } else if (host) {
-        checked = ts_check_host(c->updates.updates, c->updates.count, ts_json_get(&answer, "stream"), response, false,
-                                &options->budget, &all);
-    } else if (journal && c->crash_before_commit) {
-        ts_check_journal_after_crash(&c->scenario, response, c->crash_before_commit, &all);
-    } else if (journal) {
-        ts_check_journal(&c->scenario, response, &all);
-    } else {
-        checked = ts_check_merge(c->updates.updates, c->updates.count, (ts_str){NULL, 0}, response, &options->budget, &all);
     }
+    ts_findings all;
+    ts_findings_init(&all);
+    ts_check_status checked = check_answer(c, &answer, response, rejection, options, r, &all);
     if (all.out_of_memory) checked = TS_CHECK_OUT_OF_MEMORY; /* a finding was lost */
     keep_only_selected(&all, options, &r->findings);
     r->findings.suppressed = all.suppressed;
@@ -182,23 +219,8 @@ static void judge(const ts_case *c, const char *line, size_t len, const ts_run_o
         r->outcome = "undecided";
         ts_judge_budget_describe(&options->budget, r->detail, sizeof r->detail);
     }
-    if (c->has_expected && !rejection.ptr && (!journal || c->scenario.has_clock)) { /* else it means nothing */
-        ts_json got = *response;
-        if (host) { /* the golden answer of a host case is {stream, response} */
-            ts_json_builder b;
-            ts_json_builder_init(&b, &arena);
-            const ts_json *stream = ts_json_get(&answer, "stream");
-            if (stream) ts_json_builder_add(&b, "stream", *stream);
-            ts_json_builder_add(&b, "response", *response);
-            ts_json_builder_finish(&b, &got);
-        }
-        ts_json expected = c->expected;
-        if (journal && !(ts_journal_json_without_ids(&c->expected, &arena, &expected) &&
-                        ts_journal_json_without_ids(response, &arena, &got)))
-            got = ts_json_make_null();
-        r->equivalent = ts_json_equal(&expected, &got);
-        if (!r->equivalent) ts_json_first_difference(&expected, &got, r->diff, sizeof r->diff);
-    }
+    if (c->has_expected && !rejection.ptr && (!journal || c->scenario.has_clock)) /* else it means nothing */
+        compare_golden(c, &answer, response, &arena, r);
 done:
     ts_arena_free(&arena);
 }

@@ -278,28 +278,23 @@ static void timed_out(ts_child_testee *t, bool starting, bool reading, double ti
     start_failed(t, how);
 }
 
-/* Writes request (unless NULL) to the child and reads the line that answers it. check_extra:
- * first take output left from the previous request as second answers, and notice a death
- * since; off for the replies of a conversation (ts_testee_converse), whose next world call
- * may already be written. */
-void ts_testee_call_child(ts_child_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result,
-                          bool check_extra) {
-    memset(result, 0, sizeof *result);
-    ts_buf_reset(answer);
+/* Before a request is sent: the testee usable, a death since its last answer noticed (with
+ * check_extra, taking the output left as second answers), a child running (started again,
+ * counted as a restart unless it was stopped on purpose). False, with result saying why, when
+ * the request cannot be sent. */
+static bool ready_to_send(ts_child_testee *t, bool sending, bool check_extra, ts_call_result *result) {
     if (t->failure) {
         result->status = TS_CALL_UNAVAILABLE;
         snprintf(result->detail, sizeof result->detail, "not sent: %s", t->failure);
-        return;
+        return false;
     }
-    char id[ID_MAX] = "";
-    if (request && !ts_testee_line_id(request, len, id)) id[0] = '\0';
-    if (t->running && request && check_extra) {
+    if (t->running && sending && check_extra) {
         result->extra_output = child_testee_has_extra_output(&t->base);
         if (t->child.ended) { /* it died after its last answer: this request finds it dead */
             describe_end(t, false, result);
             ts_testee_stop_child(t, false);
             start_failed(t, result->detail + strlen("the testee "));
-            return;
+            return false;
         }
     }
     if (!t->running) {
@@ -310,16 +305,50 @@ void ts_testee_call_child(ts_child_testee *t, const char *request, size_t len, t
             result->status = TS_CALL_UNAVAILABLE;
             snprintf(result->detail, sizeof result->detail, "not sent: the testee was restarted %d times already",
                      t->restarts);
-            return;
+            return false;
         } else {
             t->restarts++;
         }
         t->stopped_on_purpose = false;
         if (!ts_testee_start_child(t, result->detail, sizeof result->detail)) {
             result->status = TS_CALL_UNAVAILABLE;
-            return;
+            return false;
         }
     }
+    return true;
+}
+
+/* The call ends as status with detail, by the testee's fault (`how`, start_failed's): the child
+ * is killed. */
+static void give_up(ts_child_testee *t, ts_call_status status, const char *detail, const char *how,
+                    ts_call_result *result) {
+    result->status = status;
+    snprintf(result->detail, sizeof result->detail, "%s", detail);
+    ts_testee_stop_child(t, true);
+    start_failed(t, how);
+}
+
+/* The child ended before its answer (all it wrote read): how, into result. The observer's armed
+ * kill is a planned end, any other the testee's failure. */
+static void ended_before_answer(ts_child_testee *t, ts_call_result *result) {
+    describe_end(t, true, result);
+    bool nemesis = t->armed_this_start && result->status == TS_CALL_CRASHED && result->code == SIGKILL;
+    ts_testee_stop_child(t, false);
+    if (nemesis) t->stopped_on_purpose = true;
+    else start_failed(t, result->detail + strlen("the testee "));
+}
+
+/* Writes request (unless NULL) to the child and reads the line that answers it. check_extra:
+ * first take output left from the previous request as second answers, and notice a death
+ * since; off for the replies of a conversation (ts_testee_converse), whose next world call
+ * may already be written. */
+void ts_testee_call_child(ts_child_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result,
+                          bool check_extra) {
+    memset(result, 0, sizeof *result);
+    ts_buf_reset(answer);
+    if (!ready_to_send(t, request != NULL, check_extra, result)) return;
+    char id[ID_MAX] = "";
+    if (request && !ts_testee_line_id(request, len, id)) id[0] = '\0';
     ts_testee_remember_sent(t, id);
     /* Write the request (and newline) while reading stdout/stderr, so a testee that answers
      * before reading everything cannot deadlock us; watch the supervisor's report, so a dead
@@ -344,38 +373,28 @@ void ts_testee_call_child(ts_child_testee *t, const char *request, size_t len, t
             case_deadline = set_deadline(t, ts_testee_now_seconds() + timeout, &deadline);
         }
         if (t->pending_len > t->options.max_answer_bytes) {
-            result->status = TS_CALL_TOO_LARGE;
-            snprintf(result->detail, sizeof result->detail, "the answer exceeds %zu bytes", t->options.max_answer_bytes);
-            ts_testee_stop_child(t, true);
-            start_failed(t, "wrote a line longer than the answer limit");
+            char detail[80];
+            snprintf(detail, sizeof detail, "the answer exceeds %zu bytes", t->options.max_answer_bytes);
+            give_up(t, TS_CALL_TOO_LARGE, detail, "wrote a line longer than the answer limit", result);
             return;
         }
         if (t->child.ended) {
             size_t before = t->pending_len;
             read_stdout_now(t); /* what it wrote before it ended is all there now */
             if (t->pending_len != before) continue;
-            describe_end(t, true, result);
-            bool nemesis = t->armed_this_start && result->status == TS_CALL_CRASHED && result->code == SIGKILL;
-            ts_testee_stop_child(t, false);
-            if (nemesis) t->stopped_on_purpose = true; /* the observer's armed kill: a planned end */
-            else start_failed(t, result->detail + strlen("the testee "));
+            ended_before_answer(t, result);
             return;
         }
         double left = deadline - ts_testee_now_seconds();
         if (t->stdout_eof) { /* closed to exit, or closed and still running? */
             if (ts_child_wait_ended(&t->child, left < closed_stdout_grace ? left : closed_stdout_grace)) continue;
-            result->status = TS_CALL_STDOUT_CLOSED;
-            snprintf(result->detail, sizeof result->detail,
-                     "the testee closed its stdout and kept running (the certifier then killed it)");
-            ts_testee_stop_child(t, true);
-            start_failed(t, "it closed its stdout and kept running");
+            give_up(t, TS_CALL_STDOUT_CLOSED, "the testee closed its stdout and kept running (the certifier then killed it)",
+                    "it closed its stdout and kept running", result);
             return;
         }
         if (left <= 0 && case_deadline) {
-            result->status = TS_CALL_CASE_TIMEOUT;
-            snprintf(result->detail, sizeof result->detail, "the case reached its deadline (--case-timeout) waiting for a line");
-            ts_testee_stop_child(t, true);
-            start_failed(t, "gave no answer before the case's deadline");
+            give_up(t, TS_CALL_CASE_TIMEOUT, "the case reached its deadline (--case-timeout) waiting for a line",
+                    "gave no answer before the case's deadline", result);
             return;
         }
         if (left <= 0) {
