@@ -100,6 +100,37 @@ static void run_command(char *const argv[], char *const envp[], const sigset_t *
     _exit(127);
 }
 
+/* The supervisor's watch over the running command (traced: its observer steps it), until it ends
+ * (its wait status reported to the caller; true: reaped) or the caller dies or asks (SIGTERM). */
+static bool watch_command(pid_t command, ts_fstrace *tracer) {
+    sigset_t wanted;
+    sigemptyset(&wanted);
+    ts_signals_add_handled(&wanted);
+    sigaddset(&wanted, SIGCHLD);
+    bool reaped = false;
+    while (!reaped) {
+        int sig = sigwaitinfo(&wanted, NULL);
+        if (sig < 0) continue;
+        if (sig != SIGCHLD) break;
+        int status;
+        if (tracer) {
+            drain_control(tracer); /* an arming sent before the operations it is for */
+            if (ts_fstrace_step(tracer, &status)) {
+                reaped = true;
+                send_report(FD_REPORT, REPORT_ENDED, status);
+            }
+        }
+        pid_t done;
+        while (!tracer && (done = waitpid(-1, &status, WNOHANG)) > 0) {
+            if (done == command) {
+                reaped = true;
+                send_report(FD_REPORT, REPORT_ENDED, status);
+            }
+        }
+    }
+    return reaped;
+}
+
 /* fds: the command's stdin, stdout and stderr ends, the report pipe's write end, when traced
  * the trace file and the arming pipe's read end, and a fork server's socket (else -1). trace:
  * the observer's configuration (its trace_fd is set here), or NULL. */
@@ -153,7 +184,6 @@ static void supervise(int fds[SUPERVISOR_FDS], char *const argv[], char *const e
     ssize_t got;
     while ((got = read(exec_report[0], failure, sizeof failure)) < 0 && errno == EINTR) {}
     close(exec_report[0]);
-    bool reaped = false;
     if (got == (ssize_t)sizeof failure || (trace && !tracer)) {
         send_report(FD_REPORT, got == (ssize_t)sizeof failure ? failure[0] : REPORT_TRACE_FAILED,
                     got == (ssize_t)sizeof failure ? failure[1] : errno);
@@ -162,31 +192,7 @@ static void supervise(int fds[SUPERVISOR_FDS], char *const argv[], char *const e
         _exit(0);
     }
     send_report(FD_REPORT, REPORT_STARTED, command);
-    sigset_t wanted;
-    sigemptyset(&wanted);
-    ts_signals_add_handled(&wanted);
-    sigaddset(&wanted, SIGCHLD);
-    for (;;) { /* until the command ends, or the caller dies or asks (SIGTERM) */
-        int sig = sigwaitinfo(&wanted, NULL);
-        if (sig < 0) continue;
-        if (sig != SIGCHLD) break;
-        int status;
-        if (tracer) {
-            drain_control(tracer); /* an arming sent before the operations it is for */
-            if (ts_fstrace_step(tracer, &status)) {
-                reaped = true;
-                send_report(FD_REPORT, REPORT_ENDED, status);
-            }
-        }
-        pid_t done;
-        while (!tracer && (done = waitpid(-1, &status, WNOHANG)) > 0) {
-            if (done == command) {
-                reaped = true;
-                send_report(FD_REPORT, REPORT_ENDED, status);
-            }
-        }
-        if (reaped) break;
-    }
+    bool reaped = watch_command(command, tracer);
     clear_tree(command, &reaped, FD_REPORT, tracer ? __WALL : 0);
     ts_fstrace_free(tracer);
     _exit(0);
