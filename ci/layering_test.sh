@@ -4,7 +4,13 @@
 # suite loader that builds its requests) never includes a checker, so a mistake in the judge
 # cannot steer the run judged against it; the checkers' rooms (merge/, journal/, resume/) include
 # the findings module and never each other; no checker includes the reference merger, engine or
-# stores. Reads the checkout it lives in; ends "N violations" and fails on any.
+# stores. The certifier is built without the reference: none of its sources but
+# reference_testee.[ch] (the in-process testee, a target of its own) includes conformance/testee/,
+# the merger, the engine or a store, and where Bazel is at hand, //conformance/certifier:certifier
+# depends on none of their targets. No circle in the include graph between modules
+# (ci/include_circles.py) but the ones named below, each argued; and no product function over 80
+# lines but the ones ci/long_functions.txt argues (ci/function_lengths.py).
+# Reads the checkout it lives in; ends "N violations" and fails on any.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 failed=0
@@ -32,5 +38,38 @@ for room in merge journal resume; do
     forbid 'core/merge/merger|core/resume/(engine|store)' "${files[@]}"
 done
 forbid 'conformance/checkers/(merge|journal|resume)/' conformance/checkers/findings.[ch] conformance/checkers/budget.[ch]
+
+# The certifier without the reference (issue 21): the testee seam (testee.h) has the in-process
+# reference as one implementation, in //conformance/certifier:reference_testee.
+reference='conformance/testee/|core/merge/(merger|host)|core/resume/(engine|store)'
+mapfile -t certifier_files < <(find conformance/certifier -name '*.[ch]' ! -name 'reference_testee.[ch]' ! -path '*/hostile/*')
+[ "${#certifier_files[@]}" -gt 20 ] || violation "the certifier's sources are not where this test looks"
+forbid "$reference" "${certifier_files[@]}"
+if [ "${TURNSTILE_LAYERING_BAZEL:-1}" != 0 ] && command -v bazel >/dev/null; then
+    reference_targets='//conformance/testee:testee + //conformance/testee:mutants + //core/merge:merger + //core/merge:host + //core/resume:engine + //core/resume:store + //core/resume:store_file + //core/resume:store_sqlite'
+    if ! path=$(bazel query --noshow_progress "somepath(//conformance/certifier:certifier, $reference_targets)" 2>/dev/null); then
+        violation "bazel query could not read the certifier's dependencies"
+    elif [ -n "$path" ]; then
+        violation "//conformance/certifier:certifier depends on the reference: $(echo "$path" | paste -sd' ')"
+    fi
+fi
+
+# Circles between modules. Allowed, argued: the world and its nemesis (world.c asks the nemesis
+# at each line, the nemesis reads the world's action and feeds it store events back); the
+# reference testee's handler and its resume op (handler.c dispatches to resume_handler.c, which
+# answers through handler.h's types). Any other circle fails.
+allowed_circles='conformance/certifier/nemesis <-> conformance/certifier/world
+conformance/testee/handler <-> conformance/testee/resume_handler'
+if ! circles=$(python3 ci/include_circles.py) || ! grep -q 'circles among' <<<"$circles"; then
+    violation "ci/include_circles.py failed"
+fi
+while IFS= read -r line; do
+    case "$line" in
+    'circle: '*) grep -qxF "${line#circle: }" <<<"$allowed_circles" || violation "include $line" ;;
+    esac
+done <<<"$circles"
+
+# Long functions: split, or argued in ci/long_functions.txt.
+python3 ci/function_lengths.py --allowed ci/long_functions.txt >/dev/null || violation "function lengths (ci/function_lengths.py --allowed ci/long_functions.txt)"
 echo "$failed violations"
 [ "$failed" -eq 0 ]

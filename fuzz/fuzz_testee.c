@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "conformance/certifier/reference_testee.h"
 #include "conformance/testee/mutants.h"
 #include "fuzz/oracle.h"
 

@@ -83,7 +83,7 @@ ts_jobs *ts_jobs_start(int workers, const ts_suite *suite, ts_testee *testee, co
         int tasks[2], results[2];
         if (pipe2(tasks, O_CLOEXEC) != 0 || pipe2(results, O_CLOEXEC) != 0) {
             snprintf(why, why_size, "cannot start a worker: %s", strerror(errno));
-            ts_jobs_finish(j, NULL, NULL);
+            ts_jobs_finish(j, NULL, NULL, NULL);
             return NULL;
         }
         sigset_t all, old;
@@ -105,7 +105,7 @@ ts_jobs *ts_jobs_start(int workers, const ts_suite *suite, ts_testee *testee, co
             close(tasks[1]);
             close(results[0]);
             snprintf(why, why_size, "cannot start a worker: %s", strerror(errno));
-            ts_jobs_finish(j, NULL, NULL);
+            ts_jobs_finish(j, NULL, NULL, NULL);
             return NULL;
         }
         *w = (worker){pid, tasks[1], results[0], false, -1, {0}, false, {0}, {0}};
@@ -364,7 +364,7 @@ void ts_jobs_service(ts_jobs *j, double seconds) {
 
 /* ------------------------------------------------------------------ ending ---- */
 
-void ts_jobs_finish(ts_jobs *j, ts_certification *out, void (*blame)(ts_certification *out, const char *id)) {
+void ts_jobs_finish(ts_jobs *j, ts_jobs_totals *totals, void (*blame)(void *context, const char *id), void *context) {
     if (!j) return;
     for (int i = 0; i < j->count; i++) { /* each ends its case and its testee, and says what it counted */
         worker *w = &j->workers[i];
@@ -384,12 +384,13 @@ void ts_jobs_finish(ts_jobs *j, ts_certification *out, void (*blame)(ts_certific
         if (!w->exited) kill(w->pid, SIGTERM); /* its handler ends its trees */
         while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR) {}
         ts_child_forget_worker(w->pid);
-        if (out && w->exited) {
-            out->restarts += w->stats.restarts;
-            out->execs += w->stats.execs;
-            out->pooled += w->stats.pooled;
-            out->forked += w->stats.forked;
-            for (size_t at = 0; blame && at < w->extras.len; at += strlen(w->extras.data + at) + 1) blame(out, w->extras.data + at);
+        if (totals && w->exited) {
+            totals->restarts += w->stats.restarts;
+            totals->execs += w->stats.execs;
+            totals->pooled += w->stats.pooled;
+            totals->forked += w->stats.forked;
+            for (size_t at = 0; blame && at < w->extras.len; at += strlen(w->extras.data + at) + 1)
+                blame(context, w->extras.data + at);
         }
         ts_buf_free(&w->in);
         ts_buf_free(&w->extras);

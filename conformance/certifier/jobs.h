@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "conformance/certifier/run.h"
+#include "conformance/certifier/run_options.h"
 #include "conformance/certifier/suite.h"
 #include "conformance/certifier/testee.h"
 
@@ -55,9 +55,17 @@ bool ts_jobs_idle(const ts_jobs *j);
 /* A harness failure that stops the run (a worker died, the testee could not be started), or NULL. */
 const char *ts_jobs_failure(const ts_jobs *j);
 
+/* What the workers' testees did, added up by ts_jobs_finish (testee.h ts_testee_restarts and
+ * ts_testee_starts). */
+typedef struct ts_jobs_totals {
+    int restarts;
+    long execs, pooled, forked;
+} ts_jobs_totals;
+
 /* Ends every worker (its testee finished) and frees j: their restarts and process starts are
- * added into out, and their second answers charged (blame: called for each case id that drew
- * lines beyond its answer). Cases not decided stay as they are. Accepts NULL. */
-void ts_jobs_finish(ts_jobs *j, ts_certification *out, void (*blame)(ts_certification *out, const char *id));
+ * added into totals (NULL: not counted), and their second answers charged (blame, unless NULL:
+ * called with context for each case id that drew lines beyond its answer). Cases not decided
+ * stay as they are. Accepts NULL. */
+void ts_jobs_finish(ts_jobs *j, ts_jobs_totals *totals, void (*blame)(void *context, const char *id), void *context);
 
 #endif

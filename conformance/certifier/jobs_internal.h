@@ -17,7 +17,7 @@
 
 #include "conformance/certifier/nemesis.h"
 #include "conformance/certifier/resume_play.h"
-#include "conformance/certifier/run.h"
+#include "conformance/certifier/run_options.h"
 #include "conformance/certifier/suite.h"
 #include "conformance/certifier/testee.h"
 

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "conformance/certifier/nemesis.h"
-#include "conformance/certifier/run.h"
+#include "conformance/certifier/run_options.h"
 #include "conformance/certifier/testee.h"
 #include "conformance/certifier/world.h"
 #include "core/json/buf.h"

@@ -19,7 +19,7 @@
 #include <stddef.h>
 
 #include "conformance/certifier/resume_play.h"
-#include "conformance/certifier/run.h"
+#include "conformance/certifier/run_options.h"
 #include "conformance/certifier/testee.h"
 
 /* Runs resume case c through testee and fills r (verdict, outcome, findings of the rules

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "conformance/certifier/run.h"
+#include "conformance/certifier/run_options.h"
 #include "conformance/certifier/testee.h"
 
 typedef struct ts_resume_stores {

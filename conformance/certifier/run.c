@@ -1,7 +1,6 @@
 /* run.c — certification runs; see run.h. */
 #include "conformance/certifier/run.h"
 
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,58 +15,6 @@
 #include "conformance/checkers/merge/host.h"
 #include "core/json/codec.h"
 #include "core/resume/journal.h"
-
-const char *ts_verdict_name(ts_verdict verdict) {
-    switch (verdict) {
-    case TS_VERDICT_PASS: return "pass";
-    case TS_VERDICT_FAIL: return "fail";
-    case TS_VERDICT_SKIPPED: return "skipped";
-    case TS_VERDICT_ERROR: return "error";
-    case TS_VERDICT_UNDECIDED: return "undecided";
-    }
-    return "?";
-}
-
-const char *const ts_run_platforms[] = {"dotnet", NULL};
-
-bool ts_run_platform_known(const char *name) {
-    for (size_t i = 0; ts_run_platforms[i]; i++)
-        if (strcmp(ts_run_platforms[i], name) == 0) return true;
-    return false;
-}
-
-const char *ts_run_case_apart(const ts_run_options *options, const ts_case *c) {
-    if (!options || !options->platform || strcmp(options->platform, "dotnet") != 0) return NULL;
-    /* .NET's System.Text.Json: DateTimeOffset holds ±14:00 at most; AIContent's polymorphism
-     * throws on an unknown "$type". */
-    return c->tag_count ? c->tags[0] : NULL;
-}
-
-double ts_run_case_timeout(const ts_run_options *options) {
-    if (!options || options->case_timeout == 0) return TS_RUN_CASE_TIMEOUT;
-    return options->case_timeout < 0 ? 0 : options->case_timeout;
-}
-
-bool ts_run_rule_selected(const ts_run_options *options, const char *rule) {
-    if (!options || !options->rules) return true;
-    for (size_t i = 0; i < options->rule_count; i++)
-        if (strcmp(options->rules[i], rule) == 0) return true;
-    return false;
-}
-
-bool ts_run_case_selected(const ts_run_options *options, const ts_case *c) {
-    if (options->case_globs) {
-        bool any = false;
-        for (size_t i = 0; i < options->glob_count && !any; i++) any = fnmatch(options->case_globs[i], c->id, 0) == 0;
-        if (!any) return false;
-    }
-    if (options->rules) { /* a case is selected when it exercises one of the selected rules */
-        for (size_t r = 0; r < c->rule_count; r++)
-            if (ts_run_rule_selected(options, c->rules[r])) return true;
-        return false;
-    }
-    return true;
-}
 
 static void path_append(char *path, size_t size, const char *fmt, const char *key, size_t index) {
     size_t len = strlen(path);
@@ -152,75 +99,112 @@ static bool arrangement_selected(const ts_run_options *options) {
     return false;
 }
 
-/* Judges one answer line for case c into r (verdict, findings, equivalence). */
-static void judge(const ts_case *c, const char *line, size_t len, const ts_run_options *options, ts_case_result *r) {
-    ts_arena arena;
-    ts_arena_init(&arena);
-    ts_json answer;
+/* The answer's envelope: a JSON object (into answer) for this case's id that does not say
+ * "unsupported". False when there is nothing to judge: r then holds the protocol error or the
+ * skip. */
+static bool read_envelope(const ts_case *c, ts_arena *arena, const char *line, size_t len, ts_json *answer,
+                          ts_case_result *r) {
     ts_error err;
-    r->outcome = "answered";
-    r->equivalent = -1;
-    if (!ts_codec_parse(&arena, line, len, &answer, &err)) {
+    if (!ts_codec_parse(arena, line, len, answer, &err)) {
         r->verdict = TS_VERDICT_ERROR;
         r->outcome = "protocol-error";
         snprintf(r->detail, sizeof r->detail, "the answer is not a JSON object: %s", err.message);
-        goto done;
+        return false;
     }
-    ts_str id = ts_json_string(ts_json_get(&answer, "id"));
-    if (answer.kind != TS_JSON_OBJECT || !id.ptr) {
+    ts_str id = ts_json_string(ts_json_get(answer, "id"));
+    if (answer->kind != TS_JSON_OBJECT || !id.ptr) {
         r->verdict = TS_VERDICT_ERROR;
         r->outcome = "protocol-error";
         snprintf(r->detail, sizeof r->detail, "the answer has no string \"id\"");
-        goto done;
+        return false;
     }
     if (!ts_str_eq_cstr(id, c->id)) {
         r->verdict = TS_VERDICT_ERROR;
         r->outcome = "protocol-error";
         snprintf(r->detail, sizeof r->detail, "the answer is for id \"%.*s\", not for this case",
                  (int)(id.len > 100 ? 100 : id.len), id.ptr);
-        goto done;
+        return false;
     }
-    const ts_json *unsupported = ts_json_get(&answer, "unsupported");
+    const ts_json *unsupported = ts_json_get(answer, "unsupported");
     if (unsupported && unsupported->kind == TS_JSON_TRUE) {
         r->verdict = TS_VERDICT_SKIPPED;
         r->outcome = "unsupported";
         snprintf(r->detail, sizeof r->detail, "the testee does not implement op \"%s\"", c->op);
-        goto done;
+        return false;
     }
+    return true;
+}
+
+/* The checkers' findings on an answer into all: on its response, or on its rejection of the
+ * case (r->outcome "rejected", the text as r->detail). */
+static ts_check_status check_answer(const ts_case *c, const ts_json *answer, const ts_json *response, ts_str rejection,
+                                    const ts_run_options *options, ts_case_result *r, ts_findings *all) {
     bool host = strcmp(c->op, "host") == 0, journal = strcmp(c->op, "journal") == 0;
-    ts_str rejection = ts_json_string(ts_json_get(&answer, "error"));
-    const ts_json *response = ts_json_get(&answer, journal ? "journal" : "response");
-    ts_findings all;
-    ts_findings_init(&all);
-    ts_check_status checked = TS_CHECK_DECIDED;
     if (rejection.ptr) {
         r->outcome = "rejected";
         snprintf(r->detail, sizeof r->detail, "%.*s", (int)(rejection.len > 380 ? 380 : rejection.len), rejection.ptr);
-        if (host) ts_check_host(c->updates.updates, c->updates.count, NULL, NULL, true, &options->budget, &all);
+        if (host) ts_check_host(c->updates.updates, c->updates.count, NULL, NULL, true, &options->budget, all);
         else if (journal) { /* the case's own (first Required) rule, and no other: nothing else was answered */
             const char *rule = "J3";
             for (size_t i = c->rule_count; i-- > 0;)
                 if (ts_rule_find(c->rules[i]) && ts_rule_find(c->rules[i])->level == TS_LEVEL_REQUIRED) rule = c->rules[i];
-            ts_findings_add(&all, rule, "the testee could not run a valid scenario: %s", r->detail);
+            ts_findings_add(all, rule, "the testee could not run a valid scenario: %s", r->detail);
         }
-        else ts_findings_add(&all, "W3", "the testee rejected a valid stream: %s", r->detail);
-    } else if (!response) {
-        ts_findings_free(&all);
+        else ts_findings_add(all, "W3", "the testee rejected a valid stream: %s", r->detail);
+        return TS_CHECK_DECIDED;
+    }
+    if (host)
+        return ts_check_host(c->updates.updates, c->updates.count, ts_json_get(answer, "stream"), response, false,
+                             &options->budget, all);
+    if (journal && c->crash_before_commit) ts_check_journal_after_crash(&c->scenario, response, c->crash_before_commit, all);
+    else if (journal) ts_check_journal(&c->scenario, response, all);
+    else return ts_check_merge(c->updates.updates, c->updates.count, (ts_str){NULL, 0}, response, &options->budget, all);
+    return TS_CHECK_DECIDED;
+}
+
+/* Reference equivalence: the response (a host case's {stream, response}; a journal's without
+ * the ids it mints) against the golden answer, into r->equivalent and r->diff. */
+static void compare_golden(const ts_case *c, const ts_json *answer, const ts_json *response, ts_arena *arena,
+                           ts_case_result *r) {
+    bool host = strcmp(c->op, "host") == 0, journal = strcmp(c->op, "journal") == 0;
+    ts_json got = *response;
+    if (host) { /* the golden answer of a host case is {stream, response} */
+        ts_json_builder b;
+        ts_json_builder_init(&b, arena);
+        const ts_json *stream = ts_json_get(answer, "stream");
+        if (stream) ts_json_builder_add(&b, "stream", *stream);
+        ts_json_builder_add(&b, "response", *response);
+        ts_json_builder_finish(&b, &got);
+    }
+    ts_json expected = c->expected;
+    if (journal && !(ts_journal_json_without_ids(&c->expected, arena, &expected) &&
+                    ts_journal_json_without_ids(response, arena, &got)))
+        got = ts_json_make_null();
+    r->equivalent = ts_json_equal(&expected, &got);
+    if (!r->equivalent) ts_json_first_difference(&expected, &got, r->diff, sizeof r->diff);
+}
+
+/* Judges one answer line for case c into r (verdict, findings, equivalence). */
+static void judge(const ts_case *c, const char *line, size_t len, const ts_run_options *options, ts_case_result *r) {
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_json answer;
+    r->outcome = "answered";
+    r->equivalent = -1;
+    if (!read_envelope(c, &arena, line, len, &answer, r)) goto done;
+    bool journal = strcmp(c->op, "journal") == 0;
+    ts_str rejection = ts_json_string(ts_json_get(&answer, "error"));
+    const ts_json *response = ts_json_get(&answer, journal ? "journal" : "response");
+    if (!rejection.ptr && !response) {
         r->verdict = TS_VERDICT_ERROR;
         r->outcome = "protocol-error";
         snprintf(r->detail, sizeof r->detail, "the answer has none of \"%s\", \"error\", \"unsupported\"",
                  journal ? "journal" : "response");
         goto done;
-    } else if (host) {
-        checked = ts_check_host(c->updates.updates, c->updates.count, ts_json_get(&answer, "stream"), response, false,
-                                &options->budget, &all);
-    } else if (journal && c->crash_before_commit) {
-        ts_check_journal_after_crash(&c->scenario, response, c->crash_before_commit, &all);
-    } else if (journal) {
-        ts_check_journal(&c->scenario, response, &all);
-    } else {
-        checked = ts_check_merge(c->updates.updates, c->updates.count, (ts_str){NULL, 0}, response, &options->budget, &all);
     }
+    ts_findings all;
+    ts_findings_init(&all);
+    ts_check_status checked = check_answer(c, &answer, response, rejection, options, r, &all);
     if (all.out_of_memory) checked = TS_CHECK_OUT_OF_MEMORY; /* a finding was lost */
     keep_only_selected(&all, options, &r->findings);
     r->findings.suppressed = all.suppressed;
@@ -235,23 +219,8 @@ static void judge(const ts_case *c, const char *line, size_t len, const ts_run_o
         r->outcome = "undecided";
         ts_judge_budget_describe(&options->budget, r->detail, sizeof r->detail);
     }
-    if (c->has_expected && !rejection.ptr && (!journal || c->scenario.has_clock)) { /* else it means nothing */
-        ts_json got = *response;
-        if (host) { /* the golden answer of a host case is {stream, response} */
-            ts_json_builder b;
-            ts_json_builder_init(&b, &arena);
-            const ts_json *stream = ts_json_get(&answer, "stream");
-            if (stream) ts_json_builder_add(&b, "stream", *stream);
-            ts_json_builder_add(&b, "response", *response);
-            ts_json_builder_finish(&b, &got);
-        }
-        ts_json expected = c->expected;
-        if (journal && !(ts_journal_json_without_ids(&c->expected, &arena, &expected) &&
-                        ts_journal_json_without_ids(response, &arena, &got)))
-            got = ts_json_make_null();
-        r->equivalent = ts_json_equal(&expected, &got);
-        if (!r->equivalent) ts_json_first_difference(&expected, &got, r->diff, sizeof r->diff);
-    }
+    if (c->has_expected && !rejection.ptr && (!journal || c->scenario.has_clock)) /* else it means nothing */
+        compare_golden(c, &answer, response, &arena, r);
 done:
     ts_arena_free(&arena);
 }
@@ -309,33 +278,6 @@ bool ts_run_hello(ts_testee *testee, ts_certification *out) {
     ts_arena_free(&arena);
     ts_buf_free(&answer);
     return async;
-}
-
-const char *ts_run_outcome_static(const char *name) {
-    static const char *const known[] = {"answered", "unsupported", "rejected", "timeout", "crashed", "exited",
-                                        "protocol-error", "unavailable", "case-timeout", "point-limit", "history-limit",
-                                        "store-limit", "bad-case", "no-such-kill-point", "overloaded",
-                                        "undecided", "out-of-memory"};
-    for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-        if (strcmp(known[i], name) == 0) return known[i];
-    return "error";
-}
-
-size_t ts_run_shard_cases(const ts_suite *suite, const ts_run_options *options, const ts_case **out, size_t *selected) {
-    size_t n = 0, resume = 0, other = 0, all = 0;
-    for (size_t i = 0; i < suite->count; i++) {
-        const ts_case *c = &suite->cases[i];
-        if (!ts_run_case_selected(options, c)) continue;
-        all++;
-        size_t *k = strcmp(c->op, "resume") == 0 ? &resume : &other;
-        bool mine = options->shard_count <= 1 || (int)(*k % (size_t)options->shard_count) == options->shard_index - 1;
-        (*k)++;
-        if (!mine) continue;
-        if (out) out[n] = c;
-        n++;
-    }
-    if (selected) *selected = all;
-    return n;
 }
 
 /* One case through the testee: the request, the answer (or the harness outcome), judged.
@@ -488,7 +430,8 @@ static void repeat_cases(run_state *st) {
         if (out->results[k].state == TS_CASE_ANSWERED) decide(st, &out->results[k]);
 }
 
-static void blame_id(ts_certification *out, const char *id) {
+static void blame_id(void *run, const char *id) {
+    ts_certification *out = run;
     for (size_t k = 0; k < out->count; k++)
         if (strcmp(out->results[k].c->id, id) == 0) blame_double_answer(&out->results[k]);
 }
@@ -586,7 +529,10 @@ bool ts_certify(const ts_suite *suite, ts_testee *testee, const ts_run_options *
     int extra;
     for (size_t i = 0; ts_testee_extra_at(testee, i, &id, &extra); i++)
         if (extra > 0) blame_id(out, id);
-    ts_jobs_finish(st.jobs, out, blame_id);
+    ts_jobs_totals workers = {0};
+    ts_jobs_finish(st.jobs, &workers, blame_id, out);
+    out->restarts += workers.restarts;
+    out->execs += workers.execs, out->pooled += workers.pooled, out->forked += workers.forked;
     ts_buf_free(&st.answer);
     out->restarts += ts_testee_restarts(testee);
     long execs, pooled, forked;

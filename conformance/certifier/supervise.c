@@ -1,8 +1,8 @@
-/* supervise.c — supervised command trees; see supervise.h. Linux: prctl(2) and /proc. */
+/* supervise.c — supervised command trees: the supervisor process and the caller's side of one
+ * tree; see supervise.h (the net for when the caller ends: supervise_signals.c). Linux: prctl(2). */
 #define _GNU_SOURCE /* execvpe, syscall */
 #include "conformance/certifier/supervise.h"
 
-#include <dirent.h> /* struct dirent64: getdents64's records */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -18,17 +18,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "conformance/certifier/remove_tree.h"
+#include "conformance/certifier/proc_tree.h"
 #include "conformance/certifier/supervise_internal.h"
 #include "conformance/nemesis/fstrace.h"
 
 extern char **environ;
-
-enum {
-    MAX_LIVE = 64,      /* trees alive at once in one process */
-    SWEEP_SECONDS = 5,  /* how long clearing a tree may take before giving up */
-    SCAN_MAX = 256,     /* children handled per /proc scan (the next scan takes the rest) */
-};
 
 /* The supervisor's reports to the caller, one fixed-size record each (atomic on a pipe). */
 enum { REPORT_STARTED = 1, REPORT_EXEC_FAILED = 2, REPORT_ENDED = 3, REPORT_TRACE_FAILED = 4 };
@@ -43,320 +37,6 @@ typedef struct report {
     int value; /* the command's pid, errno, or wait status */
 } report;
 
-/* The live trees, for the signal handlers: written with those signals blocked. */
-static struct {
-    volatile pid_t pid, supervisor;
-} live[MAX_LIVE];
-static const int handled_signals[] = {SIGTERM, SIGHUP, SIGINT, SIGQUIT};
-static bool installed;
-/* ts_child_defer_signals: set by the caller; the signal that came, set by the handler. */
-static volatile sig_atomic_t deferring, interrupted;
-/* Paths to remove at the end, for the same handlers: written with those signals blocked. */
-static struct {
-    volatile sig_atomic_t used;
-    char path[TS_CHILD_REMOVAL_PATH];
-} removals[TS_CHILD_MAX_REMOVALS];
-
-/* ---- async-signal-safe helpers (used by handlers, the supervisor and the forked command) ---- */
-
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void pause_ms(long ms) {
-    struct timespec pause = {0, ms * 1000 * 1000};
-    nanosleep(&pause, NULL);
-}
-
-static size_t put_uint(char *out, unsigned long value) {
-    char digits[24];
-    size_t n = 0;
-    do digits[n++] = (char)('0' + value % 10);
-    while ((value /= 10) != 0);
-    for (size_t i = 0; i < n; i++) out[i] = digits[n - 1 - i];
-    return n;
-}
-
-static int open_proc_file(pid_t pid, const char *leaf) {
-    char path[64] = "/proc/";
-    size_t n = 6 + put_uint(path + 6, (unsigned long)pid);
-    path[n++] = '/';
-    for (size_t i = 0; leaf[i] && n < sizeof path - 1; i++) path[n++] = leaf[i];
-    path[n] = '\0';
-    return open(path, O_RDONLY | O_CLOEXEC);
-}
-
-static const char *parse_pid(const char *p, pid_t *out) {
-    while (*p == ' ') p++;
-    long value = 0;
-    if (*p < '0' || *p > '9') return NULL;
-    while (*p >= '0' && *p <= '9') value = value * 10 + (*p++ - '0');
-    *out = (pid_t)value;
-    return p;
-}
-
-/* A process's parent and process group, from /proc/PID/stat ("pid (comm) S ppid pgrp ..."). */
-bool ts_child_read_stat(pid_t pid, pid_t *parent, pid_t *group) {
-    int fd = open_proc_file(pid, "stat");
-    if (fd < 0) return false;
-    char buf[512];
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return false;
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
-    if (!p || !p[1] || !p[2]) return false;
-    p += 3; /* ") S" */
-    return (p = parse_pid(p, parent)) && parse_pid(p, group);
-}
-
-/* The children of `parent` and their process groups (at most SCAN_MAX); returns how many. */
-static int scan_children(pid_t parent, pid_t *pids, pid_t *groups) {
-    int dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir < 0) return 0;
-    int count = 0;
-    _Alignas(8) char buf[4096];
-    long n;
-    while (count < SCAN_MAX && (n = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0) {
-        for (long off = 0; off < n && count < SCAN_MAX;) {
-            const struct dirent64 *d = (const struct dirent64 *)(const void *)(buf + off);
-            off += d->d_reclen;
-            pid_t pid = 0, ppid = 0, group = 0;
-            const char *end = parse_pid(d->d_name, &pid);
-            if (!end || *end || pid <= 0 || !ts_child_read_stat(pid, &ppid, &group) || ppid != parent) continue;
-            pids[count] = pid;
-            groups[count++] = group;
-        }
-    }
-    close(dir);
-    return count;
-}
-
-/* SIGKILL to a child of ours and, when it leads a process group (as a process that called
- * setsid does), to that group: its pid cannot be reused before we reap it. */
-static void kill_child_and_group(pid_t pid, pid_t group) {
-    kill(pid, SIGKILL);
-    if (group == pid && group != getpgrp()) kill(-group, SIGKILL);
-}
-
-/* Waits up to `seconds` for child pid to end and reaps it; SIGKILLs it if it does not. */
-static void reap_within(pid_t pid, double seconds) {
-    double deadline = now_seconds() + seconds;
-    for (;;) {
-        pid_t done = waitpid(pid, NULL, WNOHANG);
-        if (done == pid || (done < 0 && errno != EINTR)) return;
-        if (now_seconds() > deadline) {
-            kill(pid, SIGKILL);
-            while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {}
-            return;
-        }
-        pause_ms(1);
-    }
-}
-
-static bool is_live_supervisor(pid_t pid) {
-    for (int i = 0; i < MAX_LIVE; i++)
-        if (live[i].supervisor == pid) return true;
-    return false;
-}
-
-/* Does the environment of pid hold `entry` ("\0NAME=VALUE\0": a whole entry)? Read in pieces:
- * an environment can be large, and a shell that runs the command reorders it. */
-static bool environment_has(pid_t pid, const char *entry, size_t len) {
-    int fd = open_proc_file(pid, "environ");
-    if (fd < 0) return false;
-    char buf[4096 + 64];
-    size_t kept = 1;
-    buf[0] = '\0'; /* the first entry follows a NUL as well */
-    bool found = false;
-    ssize_t n;
-    while (!found && (n = read(fd, buf + kept, sizeof buf - kept)) > 0) {
-        size_t have = kept + (size_t)n;
-        for (size_t i = 0; i + len <= have && !found; i++) found = memcmp(buf + i, entry, len) == 0;
-        kept = have < len ? have : len - 1; /* an entry cut at the end is found in the next piece */
-        memmove(buf, buf + have - kept, kept);
-    }
-    close(fd);
-    return found;
-}
-
-/* Kills and reaps our own children that a supervised command left — orphans reparent to us
- * when a supervisor was killed: they are in the command's process group `group` (if > 0) or
- * carry our marker in their environment. */
-static void sweep_orphans(pid_t group) {
-    char marker[64] = "\0" TS_CHILD_MARKER "=";
-    size_t marker_len = 1 + sizeof TS_CHILD_MARKER;
-    marker_len += put_uint(marker + marker_len, (unsigned long)getpid());
-    marker[marker_len++] = '\0';
-    double deadline = now_seconds() + SWEEP_SECONDS;
-    bool found = true;
-    while (found && now_seconds() < deadline) {
-        found = false;
-        pid_t pids[SCAN_MAX], groups[SCAN_MAX];
-        int n = scan_children(getpid(), pids, groups);
-        for (int i = 0; i < n; i++) {
-            if (is_live_supervisor(pids[i])) continue;
-            if (!(group > 0 && groups[i] == group) && !environment_has(pids[i], marker, marker_len)) continue;
-            kill_child_and_group(pids[i], groups[i]);
-            reap_within(pids[i], 1.0);
-            found = true;
-        }
-    }
-}
-
-void ts_child_kill_all(void) {
-    int saved = errno;
-    for (int i = 0; i < MAX_LIVE; i++) {
-        if (live[i].supervisor <= 0) continue;
-        if (live[i].pid > 0) kill(-live[i].pid, SIGKILL);
-        kill(live[i].supervisor, SIGTERM); /* it clears the rest of the tree, then exits */
-    }
-    for (int i = 0; i < MAX_LIVE; i++) {
-        if (live[i].supervisor <= 0) continue;
-        reap_within(live[i].supervisor, SWEEP_SECONDS + 1);
-        sweep_orphans(live[i].pid);
-        live[i].supervisor = live[i].pid = 0;
-    }
-    sweep_orphans(0);
-    errno = saved;
-}
-
-/* Async-signal-safe: removes the registered paths (the trees that wrote them are gone). */
-static void remove_registered(void) {
-    int saved = errno;
-    for (int i = 0; i < TS_CHILD_MAX_REMOVALS; i++) {
-        if (!removals[i].used) continue;
-        ts_remove_result result;
-        ts_remove_tree(removals[i].path, NULL, &result);
-        removals[i].used = 0;
-    }
-    errno = saved;
-}
-
-static void on_fatal_signal(int sig) {
-    if (deferring && !interrupted) { /* the caller winds down and leaves its answer (ts_child_defer_signals) */
-        interrupted = sig;
-        ts_child_kill_all();
-        return;
-    }
-    ts_child_kill_all();
-    remove_registered();
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigaction(sig, &dfl, NULL);
-    raise(sig); /* blocked until this handler returns; then it ends the process */
-}
-
-static void at_exit(void) {
-    ts_child_kill_all();
-    remove_registered();
-}
-
-/* Set by ASan/UBSan/... builds: called when a sanitizer ends the process after a report. */
-extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
-
-static void install_once(void) {
-    if (installed) return;
-    installed = true;
-    signal(SIGPIPE, SIG_IGN); /* a dead command's closed stdin must not kill us */
-    prctl(PR_SET_CHILD_SUBREAPER, 1);
-    for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++) {
-        struct sigaction old, act;
-        if (sigaction(handled_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL) continue;
-        memset(&act, 0, sizeof act);
-        act.sa_handler = on_fatal_signal;
-        sigemptyset(&act.sa_mask);
-        for (size_t k = 0; k < sizeof handled_signals / sizeof handled_signals[0]; k++)
-            sigaddset(&act.sa_mask, handled_signals[k]);
-        sigaction(handled_signals[i], &act, NULL);
-    }
-    atexit(at_exit);
-    if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(at_exit);
-}
-
-static void block_signals(sigset_t *old) {
-    sigset_t set;
-    sigemptyset(&set);
-    for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++) sigaddset(&set, handled_signals[i]);
-    sigaddset(&set, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &set, old);
-}
-
-bool ts_child_remove_at_end(const char *path) {
-    install_once();
-    if (strlen(path) >= TS_CHILD_REMOVAL_PATH) return false;
-    sigset_t old;
-    block_signals(&old);
-    int slot = -1;
-    for (int i = 0; i < TS_CHILD_MAX_REMOVALS && slot < 0; i++)
-        if (!removals[i].used) slot = i;
-    if (slot >= 0) {
-        memcpy(removals[slot].path, path, strlen(path) + 1);
-        removals[slot].used = 1;
-    }
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    return slot >= 0;
-}
-
-void ts_child_forget_removal(const char *path) {
-    sigset_t old;
-    block_signals(&old);
-    for (int i = 0; i < TS_CHILD_MAX_REMOVALS; i++)
-        if (removals[i].used && strcmp(removals[i].path, path) == 0) removals[i].used = 0;
-    sigprocmask(SIG_SETMASK, &old, NULL);
-}
-
-bool ts_child_adopt_worker(pid_t worker) {
-    install_once();
-    sigset_t old;
-    block_signals(&old);
-    int slot = -1;
-    for (int i = 0; i < MAX_LIVE && slot < 0; i++)
-        if (live[i].supervisor == 0) slot = i;
-    if (slot >= 0) { /* no group to kill: the worker's SIGTERM handler ends its own trees */
-        live[slot].pid = 0;
-        live[slot].supervisor = worker;
-    }
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    return slot >= 0;
-}
-
-static void unregister(pid_t supervisor);
-
-void ts_child_forget_worker(pid_t worker) { unregister(worker); }
-
-void ts_child_forked(void) {
-    memset((void *)live, 0, sizeof live); /* the parent's trees and paths are the parent's */
-    for (int i = 0; i < TS_CHILD_MAX_REMOVALS; i++) removals[i].used = 0;
-    deferring = interrupted = 0;
-    prctl(PR_SET_CHILD_SUBREAPER, 1); /* not inherited across fork */
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-}
-
-void ts_child_defer_signals(void) {
-    install_once();
-    deferring = 1;
-}
-
-int ts_child_interrupted(void) { return interrupted; }
-
-void ts_child_end_by_signal(int sig) {
-    ts_child_kill_all();
-    remove_registered();
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigaction(sig, &dfl, NULL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, sig);
-    sigprocmask(SIG_UNBLOCK, &set, NULL);
-    raise(sig);
-    _exit(128 + sig);
-}
 
 /* ---- the supervisor (a forked copy of the caller; never returns) ---- */
 
@@ -369,12 +49,12 @@ static void send_report(int fd, int kind, int value) {
 /* Kills and reaps every descendant: all of them reparent here, since this is their subreaper.
  * Reports the command's end if it is reaped here. */
 static void clear_tree(pid_t command, bool *command_reaped, int report_fd, int wait_flags) {
-    double deadline = now_seconds() + SWEEP_SECONDS;
+    double deadline = ts_proc_now() + TS_SIGNALS_SWEEP_SECONDS;
     for (;;) {
         if (!*command_reaped) kill(-command, SIGKILL);
-        pid_t pids[SCAN_MAX], groups[SCAN_MAX];
-        int n = scan_children(getpid(), pids, groups);
-        for (int i = 0; i < n; i++) kill_child_and_group(pids[i], groups[i]);
+        pid_t pids[TS_PROC_SCAN_MAX], groups[TS_PROC_SCAN_MAX];
+        int n = ts_proc_scan_children(getpid(), pids, groups);
+        for (int i = 0; i < n; i++) ts_proc_kill_child_and_group(pids[i], groups[i]);
         int status;
         pid_t done;
         while ((done = waitpid(-1, &status, WNOHANG | wait_flags)) > 0) {
@@ -383,8 +63,8 @@ static void clear_tree(pid_t command, bool *command_reaped, int report_fd, int w
                 send_report(report_fd, REPORT_ENDED, status);
             }
         }
-        if ((done < 0 && errno == ECHILD) || now_seconds() > deadline) return;
-        pause_ms(1);
+        if ((done < 0 && errno == ECHILD) || ts_proc_now() > deadline) return;
+        ts_proc_pause_ms(1);
     }
 }
 
@@ -406,14 +86,10 @@ static void run_command(char *const argv[], char *const envp[], const sigset_t *
     if (server) dup2(FD_FORK, COMMAND_FORK_FD);
     else close(FD_REPORT);
     for (int fd = FD_REPORT + 1; fd < SUPERVISOR_FDS; fd++) close(fd);
+    ts_signals_reset_handlers();
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
-    for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++) {
-        struct sigaction old;
-        if (sigaction(handled_signals[i], NULL, &old) == 0 && old.sa_handler == on_fatal_signal)
-            sigaction(handled_signals[i], &dfl, NULL);
-    }
     sigaction(SIGPIPE, &dfl, NULL);
     sigprocmask(SIG_SETMASK, caller_mask, NULL);
     int report[2] = {REPORT_EXEC_FAILED, 0};
@@ -424,13 +100,43 @@ static void run_command(char *const argv[], char *const envp[], const sigset_t *
     _exit(127);
 }
 
+/* The supervisor's watch over the running command (traced: its observer steps it), until it ends
+ * (its wait status reported to the caller; true: reaped) or the caller dies or asks (SIGTERM). */
+static bool watch_command(pid_t command, ts_fstrace *tracer) {
+    sigset_t wanted;
+    sigemptyset(&wanted);
+    ts_signals_add_handled(&wanted);
+    sigaddset(&wanted, SIGCHLD);
+    bool reaped = false;
+    while (!reaped) {
+        int sig = sigwaitinfo(&wanted, NULL);
+        if (sig < 0) continue;
+        if (sig != SIGCHLD) break;
+        int status;
+        if (tracer) {
+            drain_control(tracer); /* an arming sent before the operations it is for */
+            if (ts_fstrace_step(tracer, &status)) {
+                reaped = true;
+                send_report(FD_REPORT, REPORT_ENDED, status);
+            }
+        }
+        pid_t done;
+        while (!tracer && (done = waitpid(-1, &status, WNOHANG)) > 0) {
+            if (done == command) {
+                reaped = true;
+                send_report(FD_REPORT, REPORT_ENDED, status);
+            }
+        }
+    }
+    return reaped;
+}
+
 /* fds: the command's stdin, stdout and stderr ends, the report pipe's write end, when traced
  * the trace file and the arming pipe's read end, and a fork server's socket (else -1). trace:
  * the observer's configuration (its trace_fd is set here), or NULL. */
 static void supervise(int fds[SUPERVISOR_FDS], char *const argv[], char *const envp[], pid_t caller, const sigset_t *caller_mask,
                       const ts_fstrace_config *trace) {
-    memset((void *)live, 0, sizeof live); /* not ours to kill from here */
-    for (int i = 0; i < TS_CHILD_MAX_REMOVALS; i++) removals[i].used = 0; /* nor to remove */
+    ts_signals_forget_all(); /* not ours to kill or remove from here */
     setpgid(0, 0);
     prctl(PR_SET_NAME, "ts-supervisor");
     prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -478,7 +184,6 @@ static void supervise(int fds[SUPERVISOR_FDS], char *const argv[], char *const e
     ssize_t got;
     while ((got = read(exec_report[0], failure, sizeof failure)) < 0 && errno == EINTR) {}
     close(exec_report[0]);
-    bool reaped = false;
     if (got == (ssize_t)sizeof failure || (trace && !tracer)) {
         send_report(FD_REPORT, got == (ssize_t)sizeof failure ? failure[0] : REPORT_TRACE_FAILED,
                     got == (ssize_t)sizeof failure ? failure[1] : errno);
@@ -487,31 +192,7 @@ static void supervise(int fds[SUPERVISOR_FDS], char *const argv[], char *const e
         _exit(0);
     }
     send_report(FD_REPORT, REPORT_STARTED, command);
-    sigset_t wanted;
-    sigemptyset(&wanted);
-    for (size_t i = 0; i < sizeof handled_signals / sizeof handled_signals[0]; i++) sigaddset(&wanted, handled_signals[i]);
-    sigaddset(&wanted, SIGCHLD);
-    for (;;) { /* until the command ends, or the caller dies or asks (SIGTERM) */
-        int sig = sigwaitinfo(&wanted, NULL);
-        if (sig < 0) continue;
-        if (sig != SIGCHLD) break;
-        int status;
-        if (tracer) {
-            drain_control(tracer); /* an arming sent before the operations it is for */
-            if (ts_fstrace_step(tracer, &status)) {
-                reaped = true;
-                send_report(FD_REPORT, REPORT_ENDED, status);
-            }
-        }
-        pid_t done;
-        while (!tracer && (done = waitpid(-1, &status, WNOHANG)) > 0) {
-            if (done == command) {
-                reaped = true;
-                send_report(FD_REPORT, REPORT_ENDED, status);
-            }
-        }
-        if (reaped) break;
-    }
+    bool reaped = watch_command(command, tracer);
     clear_tree(command, &reaped, FD_REPORT, tracer ? __WALL : 0);
     ts_fstrace_free(tracer);
     _exit(0);
@@ -528,14 +209,6 @@ static void clear(ts_child *c) {
     memset(c, 0, sizeof *c);
     c->pid = c->supervisor = -1;
     c->in = c->out = c->err = c->status = c->control = c->fork = -1;
-}
-
-static void unregister(pid_t supervisor) {
-    sigset_t old;
-    block_signals(&old);
-    for (int i = 0; i < MAX_LIVE; i++)
-        if (live[i].supervisor == supervisor) live[i].supervisor = live[i].pid = 0;
-    sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 /* The environment for the command: our marker first, then ours without an older marker or a
@@ -594,16 +267,14 @@ bool ts_child_arm(ts_child *c, const char *subroot, uint64_t count, bool after) 
 
 static bool start(ts_child *c, char *const argv[], const ts_child_trace *trace, bool server, char *why, size_t why_size) {
     clear(c);
-    install_once();
-    if (interrupted) {
-        snprintf(why, why_size, "not started: the certifier was interrupted (signal %d)", (int)interrupted);
+    ts_signals_install();
+    if (ts_child_interrupted()) {
+        snprintf(why, why_size, "not started: the certifier was interrupted (signal %d)", ts_child_interrupted());
         return false;
     }
-    int slot = -1;
-    for (int i = 0; i < MAX_LIVE && slot < 0; i++)
-        if (live[i].supervisor == 0) slot = i;
+    int slot = ts_signals_free_slot();
     if (slot < 0) {
-        snprintf(why, why_size, "cannot start the testee: %d testees are running already", MAX_LIVE);
+        snprintf(why, why_size, "cannot start the testee: %d testees are running already", TS_SIGNALS_MAX_LIVE);
         return false;
     }
     int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, status[2] = {-1, -1}, control[2] = {-1, -1};
@@ -624,17 +295,14 @@ static bool start(ts_child *c, char *const argv[], const ts_child_trace *trace, 
     ts_fstrace_config config = {.trace_fd = -1, .fork_server = server, .hold = trace && trace->hold};
     if (trace) snprintf(config.root, sizeof config.root, "%s", trace->root);
     sigset_t old_mask;
-    block_signals(&old_mask);
+    ts_signals_block(&old_mask);
     pid_t caller = getpid();
     pid_t supervisor = fork();
     if (supervisor == 0) {
         int fds[SUPERVISOR_FDS] = {in[0], out[1], err[1], status[1], trace ? trace->trace_fd : -1, control[0], fork_pair[1]};
         supervise(fds, argv, envp, caller, &old_mask, trace ? &config : NULL);
     }
-    if (supervisor > 0) {
-        live[slot].pid = -1;
-        live[slot].supervisor = supervisor;
-    }
+    if (supervisor > 0) ts_signals_set_tree(slot, -1, supervisor);
     int fork_errno = errno;
     sigprocmask(SIG_SETMASK, &old_mask, NULL);
     free(envp);
@@ -671,7 +339,7 @@ static bool start(ts_child *c, char *const argv[], const ts_child_trace *trace, 
         return false;
     }
     c->pid = r.value;
-    live[slot].pid = c->pid;
+    ts_signals_set_pid(slot, c->pid);
     int fds[] = {c->in, c->out, c->err, c->status, c->fork};
     for (size_t i = 0; i < 5; i++)
         if (fds[i] >= 0) fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
@@ -695,9 +363,9 @@ bool ts_child_check_ended(ts_child *c) {
 }
 
 bool ts_child_wait_ended(ts_child *c, double seconds) {
-    double deadline = now_seconds() + seconds;
+    double deadline = ts_proc_now() + seconds;
     while (!ts_child_check_ended(c) && c->status >= 0) {
-        double left = deadline - now_seconds();
+        double left = deadline - ts_proc_now();
         if (left <= 0) break;
         struct pollfd p = {c->status, POLLIN, 0};
         poll(&p, 1, (int)(left * 1000) + 1);
@@ -714,7 +382,7 @@ void ts_child_finish(ts_child *c) {
         close_fd(&c->in);
         if (!ts_child_check_ended(c)) {
             ts_child_kill(c);
-            ts_child_wait_ended(c, SWEEP_SECONDS);
+            ts_child_wait_ended(c, TS_SIGNALS_SWEEP_SECONDS);
         }
         close_fd(&c->out);
         close_fd(&c->err);
@@ -725,11 +393,11 @@ void ts_child_finish(ts_child *c) {
         close_fd(&c->in);
         if (!ts_child_check_ended(c)) {
             ts_child_kill(c);
-            if (!ts_child_wait_ended(c, SWEEP_SECONDS)) kill(c->supervisor, SIGKILL);
+            if (!ts_child_wait_ended(c, TS_SIGNALS_SWEEP_SECONDS)) kill(c->supervisor, SIGKILL);
         }
-        reap_within(c->supervisor, SWEEP_SECONDS + 1); /* it exits once the tree is cleared */
-        unregister(c->supervisor);
-        sweep_orphans(c->pid);
+        ts_proc_reap_within(c->supervisor, TS_SIGNALS_SWEEP_SECONDS + 1); /* it exits once the tree is cleared */
+        ts_signals_forget_tree(c->supervisor);
+        ts_signals_sweep_orphans(c->pid);
     }
     close_fd(&c->in);
     close_fd(&c->out);

@@ -16,9 +16,9 @@
  * At exit() and on a sanitizer's fatal report the same happens. A caller that handles those
  * signals itself calls ts_child_kill_all() from its handler.
  *
- * The only global state is what those handlers read: the table of live trees (and worker
- * processes), the table of paths to remove once the trees are gone, and whether signals are
- * deferred and which one came.
+ * Those handlers, the tables they read and the calls on them (workers, paths to remove at the
+ * end, deferred signals) are supervise_signals.h's; this module owns the supervisor process and
+ * the caller's side of one tree.
  */
 #ifndef TURNSTILE_CONFORMANCE_CERTIFIER_SUPERVISE_H
 #define TURNSTILE_CONFORMANCE_CERTIFIER_SUPERVISE_H
@@ -28,10 +28,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* The environment variable every supervised command starts with: its value is the pid of the
- * process that started it. Descendants that keep their environment carry it too; the caller
- * kills its orphans by it. */
-#define TS_CHILD_MARKER "TURNSTILE_TESTEE_OF"
+#include "conformance/certifier/supervise_signals.h"
 
 typedef struct ts_child {
     pid_t pid;          /* the command, which leads its own process group; -1 when none */
@@ -102,39 +99,6 @@ void ts_child_kill(ts_child *c);
 /* Kills the command if it is still running, waits until its supervisor has cleared the whole
  * tree, and closes every descriptor. c is then empty (pid -1). Accepts an empty c. */
 void ts_child_finish(ts_child *c);
-
-/* Async-signal-safe: kills every tree this process started and waits (a few seconds at most)
- * until they are gone. The process must end afterwards. */
-void ts_child_kill_all(void);
-
-/* Worker processes (a fork of this process that starts trees of its own): the first function,
- * in the parent, has the signals above (and exit) end the worker too — SIGTERM, then waiting
- * for it, a few seconds at most — before this process ends; the second forgets it (reaped).
- * ts_child_forked(), in the worker right after fork: the tables it inherited are the
- * parent's, not its own; it becomes a subreaper and gets SIGTERM when the parent dies. */
-bool ts_child_adopt_worker(pid_t worker);
-void ts_child_forget_worker(pid_t worker);
-void ts_child_forked(void);
-
-/* Deferred signals, for a caller that leaves a partial answer when it is interrupted: from now
- * on the first of those signals kills every tree (workers included) and returns; no tree can be
- * started afterwards (starts fail with "interrupted"); ts_child_interrupted() names the signal
- * (0: none). A second signal ends the process at once, as without deferral. The caller, done,
- * calls ts_child_end_by_signal(): every tree gone, the registered paths removed, the process
- * ended by that signal. */
-void ts_child_defer_signals(void);
-int ts_child_interrupted(void);
-void ts_child_end_by_signal(int sig);
-
-/* Paths to remove when this process ends by one of the signals above, at exit() or on a
- * sanitizer's report: scratch directories a command writes into (its stores), or files not
- * finished yet (a report's temporary file). Removed after every tree is gone (a command may
- * still be writing them), within remove_tree.h's default bounds, never following a link.
- * At most TS_CHILD_MAX_REMOVALS at once, each shorter than TS_CHILD_REMOVAL_PATH bytes: false
- * when it does not fit. ts_child_forget_removal: the caller removed it, or keeps it. */
-enum { TS_CHILD_MAX_REMOVALS = 64, TS_CHILD_REMOVAL_PATH = 1200 };
-bool ts_child_remove_at_end(const char *path);
-void ts_child_forget_removal(const char *path);
 
 /* "exited with status N" / "was killed by signal N (SIGSEGV)" for a wait status, into out. */
 void ts_child_describe_status(int wait_status, char *out, size_t size);

@@ -7,10 +7,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "conformance/certifier/proc_tree.h"
 #include "conformance/certifier/supervise.h"
-
-/* A process's parent and process group (/proc/PID/stat); false when it cannot be read. */
-bool ts_child_read_stat(pid_t pid, pid_t *parent, pid_t *group);
 
 /* ts_child_check_ended for an instance: reads the server's reports (its socket) without waiting;
  * the end of the socket (the server died) ends the instance as lost. */

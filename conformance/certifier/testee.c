@@ -1,4 +1,6 @@
-/* testee.c — in-process and child-process testees; see testee.h. */
+/* testee.c — the child-process testee (a long-lived process on a pipe): its calls, its end and
+ * its vtable; its starts are testee_start.c's, its conversations testee_converse.c's, its
+ * request ids testee_ids.c's. See testee.h and testee_child.h. */
 #include "conformance/certifier/testee.h"
 
 #include <errno.h>
@@ -24,30 +26,20 @@ static const double load_probe_seconds = 0.25;  /* how long a timed-out testee i
 static const double finish_grace = 2.0;        /* for a testee to exit at end of input */
 static const double max_timeout = 86400.0;
 
-const char *ts_call_status_name(ts_call_status status) {
-    switch (status) {
-    case TS_CALL_ANSWERED: return "answered";
-    case TS_CALL_TIMEOUT: return "timeout";
-    case TS_CALL_CRASHED: return "crashed";
-    case TS_CALL_EXITED: return "exited";
-    case TS_CALL_TOO_LARGE: return "protocol-error";
-    case TS_CALL_UNAVAILABLE: return "unavailable";
-    case TS_CALL_STDOUT_CLOSED: return "protocol-error";
-    case TS_CALL_CASE_TIMEOUT: return "case-timeout";
-    }
-    return "unknown";
-}
-
 void ts_testee_no_child(ts_child *c) {
     memset(c, 0, sizeof *c);
     c->pid = c->supervisor = -1;
     c->in = c->out = c->err = c->status = c->control = c->fork = -1;
 }
 
+static const ts_testee_vtable child_vtable; /* at the end */
+static void child_testee_close(ts_testee *base);
+
 /* A testee with no process yet. */
-static ts_testee *new_testee(void) {
-    ts_testee *t = calloc(1, sizeof *t);
+static ts_child_testee *new_testee(void) {
+    ts_child_testee *t = calloc(1, sizeof *t);
     if (!t) return NULL;
+    ts_testee_init_base(&t->base, &child_vtable);
     ts_testee_no_child(&t->child);
     ts_testee_no_child(&t->server);
     ts_testee_no_child(&t->spare);
@@ -56,31 +48,11 @@ static ts_testee *new_testee(void) {
     return t;
 }
 
-ts_testee *ts_testee_in_process(const ts_mutant *mutant) {
-    ts_testee *t = new_testee();
-    if (!t) return NULL;
-    t->in_process = true;
-    ts_testee_config_init(&t->config, mutant);
-    snprintf(t->description, sizeof t->description, "turnstile reference (in-process)%s%s",
-             mutant ? ", mutant " : "", mutant ? mutant->name : "");
-    return t;
-}
-
-double ts_testee_now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-double ts_testee_clock(void) { return ts_testee_now_seconds(); }
-
-void ts_testee_set_deadline(ts_testee *t, double deadline) { t->deadline = deadline > 0 ? deadline : 0; }
-
-double ts_testee_deadline(const ts_testee *t) { return t->deadline; }
+double ts_testee_now_seconds(void) { return ts_testee_clock(); }
 
 /* ---- stderr: kept as a tail ---- */
 
-static void keep_stderr(ts_testee *t, const char *data, size_t n) {
+static void keep_stderr(ts_child_testee *t, const char *data, size_t n) {
     if (n >= STDERR_TAIL) {
         memcpy(t->tail, data + n - STDERR_TAIL, STDERR_TAIL);
         t->tail_len = STDERR_TAIL;
@@ -93,7 +65,7 @@ static void keep_stderr(ts_testee *t, const char *data, size_t n) {
     t->tail[t->tail_len] = '\0';
 }
 
-void ts_testee_drain_stderr(ts_testee *t) {
+void ts_testee_drain_stderr(ts_child_testee *t) {
     char buf[65536];
     while (t->child.err >= 0) {
         ssize_t n = read(t->child.err, buf, sizeof buf);
@@ -111,7 +83,7 @@ void ts_testee_drain_stderr(ts_testee *t) {
 
 /* A start ended (died or was killed) by the testee's fault: after SILENT_STARTS of them
  * without a single line ever written, the testee cannot be used. */
-static void start_failed(ts_testee *t, const char *how) {
+static void start_failed(ts_child_testee *t, const char *how) {
     if (t->answered_once || ++t->silent_starts < SILENT_STARTS || t->failure) return;
     /* The last line of its stderr says why, most often ("can't open file ..."). */
     size_t end = t->tail_len;
@@ -128,7 +100,7 @@ static void start_failed(ts_testee *t, const char *how) {
              SILENT_STARTS, how, last[0] ? "; its stderr ends: " : "", last);
 }
 
-static void describe_end(ts_testee *t, bool during_request, ts_call_result *result) {
+static void describe_end(ts_child_testee *t, bool during_request, ts_call_result *result) {
     char how[80];
     if (t->child.lost) {
         result->status = TS_CALL_CRASHED;
@@ -149,7 +121,7 @@ static void describe_end(ts_testee *t, bool during_request, ts_call_result *resu
 
 /* ---- stdout ---- */
 
-static bool append_pending(ts_testee *t, const char *data, size_t n) {
+static bool append_pending(ts_child_testee *t, const char *data, size_t n) {
     if (t->pending_len + n + 1 > t->pending_cap) {
         size_t cap = t->pending_cap ? t->pending_cap : 65536;
         while (cap < t->pending_len + n + 1) cap *= 2;
@@ -164,7 +136,7 @@ static bool append_pending(ts_testee *t, const char *data, size_t n) {
 }
 
 /* Reads what stdout holds now (never more than one answer's limit past what is pending). */
-static void read_stdout_now(ts_testee *t) {
+static void read_stdout_now(ts_child_testee *t) {
     char buf[65536];
     while (!t->stdout_eof && t->pending_len <= t->options.max_answer_bytes) {
         ssize_t n = read(t->child.out, buf, sizeof buf);
@@ -180,7 +152,7 @@ static void read_stdout_now(ts_testee *t) {
 }
 
 /* Everything pending is output after the last answer: count its lines as second answers. */
-static bool count_pending_as_extra(ts_testee *t) {
+static bool count_pending_as_extra(ts_child_testee *t) {
     bool extra = false;
     size_t at = 0;
     while (at < t->pending_len) {
@@ -195,8 +167,9 @@ static bool count_pending_as_extra(ts_testee *t) {
     return extra;
 }
 
-bool ts_testee_has_extra_output(ts_testee *t) {
-    if (t->in_process || !t->running) return false;
+static bool child_testee_has_extra_output(ts_testee *base) {
+    ts_child_testee *t = child_of(base);
+    if (!t->running) return false;
     read_stdout_now(t);
     ts_testee_drain_stderr(t);
     ts_child_check_ended(&t->child);
@@ -205,7 +178,7 @@ bool ts_testee_has_extra_output(ts_testee *t) {
 
 /* Takes the first line of pending that answers request `id` into answer; counts the lines
  * before it that carry the id of an earlier request. False when no such line is complete. */
-static bool take_answer(ts_testee *t, const char *id, ts_buf *answer) {
+static bool take_answer(ts_child_testee *t, const char *id, ts_buf *answer) {
     char *newline;
     while (t->pending_len && (newline = memchr(t->pending, '\n', t->pending_len))) {
         size_t line_len = (size_t)(newline - t->pending);
@@ -248,7 +221,7 @@ ts_testee *ts_testee_spawn(char *const argv[], const ts_testee_options *options,
     }
     if (!checked.max_answer_bytes) checked.max_answer_bytes = (size_t)16 << 20;
     if (!checked.max_restarts) checked.max_restarts = 20;
-    ts_testee *t = new_testee();
+    ts_child_testee *t = new_testee();
     if (!t) return NULL;
     size_t argc = 0;
     while (argv[argc]) argc++;
@@ -260,27 +233,27 @@ ts_testee *ts_testee_spawn(char *const argv[], const ts_testee_options *options,
     size_t used = 0;
     for (size_t i = 0; i < argc; i++) {
         t->argv[i] = strdup(argv[i]);
-        used += (size_t)snprintf(t->description + used, used < sizeof t->description ? sizeof t->description - used : 0,
+        used += (size_t)snprintf(t->base.description + used, used < sizeof t->base.description ? sizeof t->base.description - used : 0,
                                  "%s%s", i ? " " : "", argv[i]);
-        if (used >= sizeof t->description) used = sizeof t->description - 1;
+        if (used >= sizeof t->base.description) used = sizeof t->base.description - 1;
     }
     t->options = checked;
     if (!ts_testee_start_child(t, why, why_size)) {
-        ts_testee_close(t);
+        child_testee_close(&t->base);
         return NULL;
     }
-    return t;
+    return &t->base;
 }
 
 /* deadline = when, or the case's deadline when it comes first (then true). */
-static bool set_deadline(const ts_testee *t, double when, double *deadline) {
-    bool case_first = t->deadline > 0 && t->deadline < when;
-    *deadline = case_first ? t->deadline : when;
+static bool set_deadline(const ts_child_testee *t, double when, double *deadline) {
+    bool case_first = t->base.deadline > 0 && t->base.deadline < when;
+    *deadline = case_first ? t->base.deadline : when;
     return case_first;
 }
 
 /* Has the testee read everything written to its stdin (the pipe is empty)? */
-static bool request_read(const ts_testee *t) {
+static bool request_read(const ts_child_testee *t) {
     int unread = 0;
     return ioctl(t->child.in, FIONREAD, &unread) != 0 || unread == 0;
 }
@@ -288,7 +261,7 @@ static bool request_read(const ts_testee *t) {
 /* The call's bound ran out: before its start was over (starting), before it read the request
  * (reading), or before its answer. A testee the host starved (load_probe.h) is said so: its
  * timeout is no verdict on it. The child is killed. */
-static void timed_out(ts_testee *t, bool starting, bool reading, double timeout, ts_call_result *result) {
+static void timed_out(ts_child_testee *t, bool starting, bool reading, double timeout, ts_call_result *result) {
     char load[120], how[120];
     result->status = TS_CALL_TIMEOUT;
     result->loaded = ts_load_probe(t->child.pid, load_probe_seconds, load, sizeof load);
@@ -305,28 +278,23 @@ static void timed_out(ts_testee *t, bool starting, bool reading, double timeout,
     start_failed(t, how);
 }
 
-/* Writes request (unless NULL) to the child and reads the line that answers it. check_extra:
- * first take output left from the previous request as second answers, and notice a death
- * since; off for the replies of a conversation (ts_testee_converse), whose next world call
- * may already be written. */
-void ts_testee_call_child(ts_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result,
-                          bool check_extra) {
-    memset(result, 0, sizeof *result);
-    ts_buf_reset(answer);
+/* Before a request is sent: the testee usable, a death since its last answer noticed (with
+ * check_extra, taking the output left as second answers), a child running (started again,
+ * counted as a restart unless it was stopped on purpose). False, with result saying why, when
+ * the request cannot be sent. */
+static bool ready_to_send(ts_child_testee *t, bool sending, bool check_extra, ts_call_result *result) {
     if (t->failure) {
         result->status = TS_CALL_UNAVAILABLE;
         snprintf(result->detail, sizeof result->detail, "not sent: %s", t->failure);
-        return;
+        return false;
     }
-    char id[ID_MAX] = "";
-    if (request && !ts_testee_line_id(request, len, id)) id[0] = '\0';
-    if (t->running && request && check_extra) {
-        result->extra_output = ts_testee_has_extra_output(t);
+    if (t->running && sending && check_extra) {
+        result->extra_output = child_testee_has_extra_output(&t->base);
         if (t->child.ended) { /* it died after its last answer: this request finds it dead */
             describe_end(t, false, result);
             ts_testee_stop_child(t, false);
             start_failed(t, result->detail + strlen("the testee "));
-            return;
+            return false;
         }
     }
     if (!t->running) {
@@ -337,16 +305,50 @@ void ts_testee_call_child(ts_testee *t, const char *request, size_t len, ts_buf 
             result->status = TS_CALL_UNAVAILABLE;
             snprintf(result->detail, sizeof result->detail, "not sent: the testee was restarted %d times already",
                      t->restarts);
-            return;
+            return false;
         } else {
             t->restarts++;
         }
         t->stopped_on_purpose = false;
         if (!ts_testee_start_child(t, result->detail, sizeof result->detail)) {
             result->status = TS_CALL_UNAVAILABLE;
-            return;
+            return false;
         }
     }
+    return true;
+}
+
+/* The call ends as status with detail, by the testee's fault (`how`, start_failed's): the child
+ * is killed. */
+static void give_up(ts_child_testee *t, ts_call_status status, const char *detail, const char *how,
+                    ts_call_result *result) {
+    result->status = status;
+    snprintf(result->detail, sizeof result->detail, "%s", detail);
+    ts_testee_stop_child(t, true);
+    start_failed(t, how);
+}
+
+/* The child ended before its answer (all it wrote read): how, into result. The observer's armed
+ * kill is a planned end, any other the testee's failure. */
+static void ended_before_answer(ts_child_testee *t, ts_call_result *result) {
+    describe_end(t, true, result);
+    bool nemesis = t->armed_this_start && result->status == TS_CALL_CRASHED && result->code == SIGKILL;
+    ts_testee_stop_child(t, false);
+    if (nemesis) t->stopped_on_purpose = true;
+    else start_failed(t, result->detail + strlen("the testee "));
+}
+
+/* Writes request (unless NULL) to the child and reads the line that answers it. check_extra:
+ * first take output left from the previous request as second answers, and notice a death
+ * since; off for the replies of a conversation (ts_testee_converse), whose next world call
+ * may already be written. */
+void ts_testee_call_child(ts_child_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result,
+                          bool check_extra) {
+    memset(result, 0, sizeof *result);
+    ts_buf_reset(answer);
+    if (!ready_to_send(t, request != NULL, check_extra, result)) return;
+    char id[ID_MAX] = "";
+    if (request && !ts_testee_line_id(request, len, id)) id[0] = '\0';
     ts_testee_remember_sent(t, id);
     /* Write the request (and newline) while reading stdout/stderr, so a testee that answers
      * before reading everything cannot deadlock us; watch the supervisor's report, so a dead
@@ -371,38 +373,28 @@ void ts_testee_call_child(ts_testee *t, const char *request, size_t len, ts_buf 
             case_deadline = set_deadline(t, ts_testee_now_seconds() + timeout, &deadline);
         }
         if (t->pending_len > t->options.max_answer_bytes) {
-            result->status = TS_CALL_TOO_LARGE;
-            snprintf(result->detail, sizeof result->detail, "the answer exceeds %zu bytes", t->options.max_answer_bytes);
-            ts_testee_stop_child(t, true);
-            start_failed(t, "wrote a line longer than the answer limit");
+            char detail[80];
+            snprintf(detail, sizeof detail, "the answer exceeds %zu bytes", t->options.max_answer_bytes);
+            give_up(t, TS_CALL_TOO_LARGE, detail, "wrote a line longer than the answer limit", result);
             return;
         }
         if (t->child.ended) {
             size_t before = t->pending_len;
             read_stdout_now(t); /* what it wrote before it ended is all there now */
             if (t->pending_len != before) continue;
-            describe_end(t, true, result);
-            bool nemesis = t->armed_this_start && result->status == TS_CALL_CRASHED && result->code == SIGKILL;
-            ts_testee_stop_child(t, false);
-            if (nemesis) t->stopped_on_purpose = true; /* the observer's armed kill: a planned end */
-            else start_failed(t, result->detail + strlen("the testee "));
+            ended_before_answer(t, result);
             return;
         }
         double left = deadline - ts_testee_now_seconds();
         if (t->stdout_eof) { /* closed to exit, or closed and still running? */
             if (ts_child_wait_ended(&t->child, left < closed_stdout_grace ? left : closed_stdout_grace)) continue;
-            result->status = TS_CALL_STDOUT_CLOSED;
-            snprintf(result->detail, sizeof result->detail,
-                     "the testee closed its stdout and kept running (the certifier then killed it)");
-            ts_testee_stop_child(t, true);
-            start_failed(t, "it closed its stdout and kept running");
+            give_up(t, TS_CALL_STDOUT_CLOSED, "the testee closed its stdout and kept running (the certifier then killed it)",
+                    "it closed its stdout and kept running", result);
             return;
         }
         if (left <= 0 && case_deadline) {
-            result->status = TS_CALL_CASE_TIMEOUT;
-            snprintf(result->detail, sizeof result->detail, "the case reached its deadline (--case-timeout) waiting for a line");
-            ts_testee_stop_child(t, true);
-            start_failed(t, "gave no answer before the case's deadline");
+            give_up(t, TS_CALL_CASE_TIMEOUT, "the case reached its deadline (--case-timeout) waiting for a line",
+                    "gave no answer before the case's deadline", result);
             return;
         }
         if (left <= 0) {
@@ -432,21 +424,14 @@ void ts_testee_call_child(ts_testee *t, const char *request, size_t len, ts_buf 
     }
 }
 
-void ts_testee_call(ts_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result) {
-    if (t->in_process) {
-        memset(result, 0, sizeof *result);
-        ts_buf_reset(answer);
-        if (request) ts_testee_answer(&t->config, request, len, answer);
-        result->status = TS_CALL_ANSWERED;
-        return;
-    }
-    ts_testee_call_child(t, request, len, answer, result, true);
+static void child_testee_call(ts_testee *base, const char *request, size_t len, ts_buf *answer, ts_call_result *result) {
+    ts_testee_call_child(child_of(base), request, len, answer, result, true);
 }
 
 /* Closes the child's stdin and reads what it writes until it exits (2 s at most, then it is
  * killed); output after its last answer counts as second answers. */
-static void finish_child(ts_testee *t) {
-    if (t->in_process || !t->running) return;
+static void finish_child(ts_child_testee *t) {
+    if (!t->running) return;
     if (t->child.in >= 0) close(t->child.in);
     t->child.in = -1;
     double deadline = ts_testee_now_seconds() + finish_grace;
@@ -469,44 +454,55 @@ static void finish_child(ts_testee *t) {
     t->stopped_on_purpose = true;
 }
 
-void ts_testee_stop(ts_testee *t) { finish_child(t); }
+static void child_testee_stop(ts_testee *base) { finish_child(child_of(base)); }
 
-void ts_testee_finish(ts_testee *t) {
-    if (t->in_process) return;
+static void child_testee_finish(ts_testee *base) {
+    ts_child_testee *t = child_of(base);
     finish_child(t);
     ts_testee_stop_warm(t);
 }
 
-const char *ts_testee_failure(const ts_testee *t) { return t->failure; }
+static const char *child_testee_failure(const ts_testee *base) {
+    const ts_child_testee *t = const_child_of(base);
+    return t->failure;
+}
 
-void ts_testee_kill(ts_testee *t) {
-    if (t->in_process || !t->running) return;
+static void child_testee_kill(ts_testee *base) {
+    ts_child_testee *t = child_of(base);
+    if (!t->running) return;
     ts_testee_stop_child(t, true);
     t->stopped_on_purpose = true;
 }
 
-bool ts_testee_alive(ts_testee *t) {
-    if (t->in_process) return true;
+static bool child_testee_alive(ts_testee *base) {
+    ts_child_testee *t = child_of(base);
     return t->running && !ts_child_check_ended(&t->child);
 }
 
-pid_t ts_testee_pid(const ts_testee *t) { return t->running ? t->child.pid : -1; }
+static pid_t child_testee_pid(const ts_testee *base) {
+    const ts_child_testee *t = const_child_of(base);
+    return t->running ? t->child.pid : -1;
+}
 
-const char *ts_testee_stderr_tail(const ts_testee *t, size_t *len) {
+static const char *child_testee_stderr_tail(const ts_testee *base, size_t *len) {
+    const ts_child_testee *t = const_child_of(base);
     if (len) *len = t->tail_len;
     return t->tail;
 }
 
-void ts_testee_clear_stderr_tail(ts_testee *t) {
+static void child_testee_clear_stderr_tail(ts_testee *base) {
+    ts_child_testee *t = child_of(base);
     t->tail_len = 0;
     t->tail[0] = '\0';
 }
-int ts_testee_restarts(const ts_testee *t) { return t->restarts + t->planned_restarts; }
-const char *ts_testee_description(const ts_testee *t) { return t->description; }
+static int child_testee_restarts(const ts_testee *base) {
+    const ts_child_testee *t = const_child_of(base);
+    return t->restarts + t->planned_restarts;
+}
 
-ts_testee *ts_testee_copy(const ts_testee *t) {
-    if (t->in_process) return ts_testee_in_process(t->config.mutant);
-    ts_testee *copy = new_testee();
+static ts_testee *child_testee_copy(const ts_testee *base) {
+    const ts_child_testee *t = const_child_of(base);
+    ts_child_testee *copy = new_testee();
     if (!copy) return NULL;
     size_t argc = 0;
     while (t->argv[argc]) argc++;
@@ -516,13 +512,13 @@ ts_testee *ts_testee_copy(const ts_testee *t) {
     }
     for (size_t i = 0; i < argc; i++)
         if (!(copy->argv[i] = strdup(t->argv[i]))) {
-            ts_testee_close(copy);
+            child_testee_close(&copy->base);
             return NULL;
         }
     copy->options = t->options;
     copy->warm = t->warm;
-    memcpy(copy->description, t->description, sizeof copy->description);
-    return copy;
+    memcpy(copy->base.description, t->base.description, sizeof copy->base.description);
+    return &copy->base;
 }
 
 /* Closes a ts_child's descriptors and nothing else. */
@@ -532,7 +528,8 @@ static void close_child_fds(ts_child *c) {
         if (fds[i] >= 0) close(fds[i]);
 }
 
-void ts_testee_forget(ts_testee *t) {
+static void child_testee_forget(ts_testee *base) {
+    ts_child_testee *t = child_of(base);
     if (!t) return;
     close_child_fds(&t->child);
     close_child_fds(&t->server);
@@ -541,16 +538,15 @@ void ts_testee_forget(ts_testee *t) {
     ts_testee_no_child(&t->server);
     ts_testee_no_child(&t->spare);
     t->running = false;
-    ts_testee_close(t);
+    child_testee_close(&t->base);
 }
 
-void ts_testee_close(ts_testee *t) {
+static void child_testee_close(ts_testee *base) {
+    ts_child_testee *t = child_of(base);
     if (!t) return;
-    if (!t->in_process) {
-        ts_testee_finish(t);
-        ts_child_finish(&t->child);
-        ts_testee_stop_warm(t);
-    }
+    child_testee_finish(&t->base);
+    ts_child_finish(&t->child);
+    ts_testee_stop_warm(t);
     if (t->argv)
         for (size_t i = 0; t->argv[i]; i++) free(t->argv[i]);
     free(t->argv);
@@ -563,3 +559,32 @@ void ts_testee_close(ts_testee *t) {
     free(t->observe_root);
     free(t);
 }
+
+static const ts_testee_vtable child_vtable = {
+    .call = child_testee_call,
+    .converse = child_testee_converse,
+    .copy = child_testee_copy,
+    .close = child_testee_close,
+    .forget = child_testee_forget,
+    .set_warm = child_testee_set_warm,
+    .warm_mode = child_testee_warm_mode,
+    .scale_timeout = child_testee_scale_timeout,
+    .starts = child_testee_starts,
+    .set_auto_settle = child_testee_set_auto_settle,
+    .line_pipelined = child_testee_line_pipelined,
+    .observe = child_testee_observe,
+    .arm = child_testee_arm,
+    .stdout_offset = child_testee_stdout_offset,
+    .stop = child_testee_stop,
+    .has_extra_output = child_testee_has_extra_output,
+    .extra_answers = child_testee_extra_answers,
+    .extra_at = child_testee_extra_at,
+    .finish = child_testee_finish,
+    .failure = child_testee_failure,
+    .kill = child_testee_kill,
+    .alive = child_testee_alive,
+    .pid = child_testee_pid,
+    .stderr_tail = child_testee_stderr_tail,
+    .clear_stderr_tail = child_testee_clear_stderr_tail,
+    .restarts = child_testee_restarts,
+};

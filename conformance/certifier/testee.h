@@ -5,10 +5,13 @@
  * reported on the next one, at once), timed out, wrote an answer too large, closed its stdout,
  * or wrote more than one line for a request (a line carrying the id of an earlier request is
  * a second answer to that request, counted for it, never taken as the answer to this one).
- * One interface, two implementations: the reference in-process (turnstile certifying itself)
- * and a pipe to a long-lived child process (protobuf's ForkPipeRunner), supervised so that
- * nothing it starts outlives the certifier (supervise.h). Suite code never asks which one it
- * has. A child that ends before it ever wrote a line on each of its first 3 starts cannot be
+ * One interface (ts_testee_vtable, below; protobuf's conformance/test_runner.h), two
+ * implementations: a pipe to a long-lived child process (protobuf's ForkPipeRunner; testee.c,
+ * testee_start.c, testee_converse.c, testee_ids.c), supervised so that nothing it starts
+ * outlives the certifier (supervise.h); and the reference answering in-process (turnstile
+ * certifying itself; reference_testee.h, a target of its own, so that the certifier links
+ * neither the merger nor the engine nor a store). Suite code never asks which one it has.
+ * A child that ends before it ever wrote a line on each of its first 3 starts cannot be
  * used: every later call is TS_CALL_UNAVAILABLE and ts_testee_failure() says why.
  */
 #ifndef TURNSTILE_CONFORMANCE_CERTIFIER_TESTEE_H
@@ -19,7 +22,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "conformance/testee/handler.h"
 #include "core/json/buf.h"
 
 typedef enum ts_call_status {
@@ -73,9 +75,6 @@ typedef struct ts_testee_options {
  * process has read nothing and holds nothing of any run. A fork server that fails is said once
  * on stderr and the testee goes on with cold starts. */
 typedef enum ts_testee_warm { TS_WARM_OFF, TS_WARM_POOL, TS_WARM_FORK } ts_testee_warm;
-
-/* The reference (or a mutant) answering in-process. */
-ts_testee *ts_testee_in_process(const ts_mutant *mutant);
 
 /* A child process running argv (NULL-terminated), started now. Returns NULL (and a reason in
  * `why`) when it cannot be started, or when an option is out of range (a timeout that is not
@@ -213,5 +212,53 @@ const char *ts_testee_description(const ts_testee *t);
 
 /* ts_testee_finish, then frees. Accepts NULL. */
 void ts_testee_close(ts_testee *t);
+
+/* ---- the seam: what an implementation provides ----
+ *
+ * Every testee struct begins with a ts_testee (so a pointer to it is a ts_testee *) whose vtable
+ * the calls above go through (testee_seam.c). The first group every implementation has. The
+ * second is a child process's: a testee that starts no process leaves them NULL, and each call
+ * then has its neutral answer, as documented above ("no-op in-process", 0, false, NULL, "";
+ * ts_testee_alive true; ts_testee_pid -1; ts_testee_warm_mode TS_WARM_OFF). */
+typedef struct ts_testee_vtable {
+    void (*call)(ts_testee *t, const char *request, size_t len, ts_buf *answer, ts_call_result *result);
+    void (*converse)(ts_testee *t, const char *request, size_t len, ts_line_handler on_line, void *context,
+                     ts_call_result *result);
+    ts_testee *(*copy)(const ts_testee *t);
+    void (*close)(ts_testee *t);                  /* ts_testee_finish, then frees */
+    void (*forget)(ts_testee *t);                 /* NULL: close */
+
+    void (*set_warm)(ts_testee *t, ts_testee_warm warm);
+    ts_testee_warm (*warm_mode)(const ts_testee *t);
+    void (*scale_timeout)(ts_testee *t, double scale);
+    void (*starts)(const ts_testee *t, long *execs, long *pooled, long *forked);
+    void (*set_auto_settle)(ts_testee *t, double quiet_seconds);
+    bool (*line_pipelined)(const ts_testee *t);
+    bool (*observe)(ts_testee *t, const char *root, int trace_fd);
+    bool (*arm)(ts_testee *t, const char *subroot, uint64_t count, bool after);
+    uint64_t (*stdout_offset)(const ts_testee *t);
+    void (*stop)(ts_testee *t);
+    bool (*has_extra_output)(ts_testee *t);
+    int (*extra_answers)(const ts_testee *t, const char *id);
+    bool (*extra_at)(const ts_testee *t, size_t i, const char **id, int *count);
+    void (*finish)(ts_testee *t);
+    const char *(*failure)(const ts_testee *t);
+    void (*kill)(ts_testee *t);
+    bool (*alive)(ts_testee *t);
+    pid_t (*pid)(const ts_testee *t);
+    const char *(*stderr_tail)(const ts_testee *t, size_t *len);
+    void (*clear_stderr_tail)(ts_testee *t);
+    int (*restarts)(const ts_testee *t);
+} ts_testee_vtable;
+
+/* What every testee holds, whatever it is (ts_testee_set_deadline, ts_testee_description). */
+struct ts_testee {
+    const ts_testee_vtable *vtable;
+    double deadline;       /* of the case in flight; 0: none */
+    char description[256]; /* as ts_testee_description returns it */
+};
+
+/* base with vtable, no deadline, and an empty description (the implementation writes it). */
+void ts_testee_init_base(ts_testee *base, const ts_testee_vtable *vtable);
 
 #endif

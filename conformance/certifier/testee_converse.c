@@ -1,6 +1,6 @@
 /* testee_converse.c — requests answered after world calls (PROTOCOL.md `resume`): the certifier
  * plays the testee's model and tools on the pipe, and kills it where the caller asks; see
- * testee.h (ts_testee_converse). */
+ * testee.h (ts_testee_converse) and testee_child.h. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -12,7 +12,7 @@
 #include "conformance/certifier/testee_child.h"
 
 /* Has the child read every reply written to its stdin? (FIONREAD works on either end of a pipe.) */
-static bool replies_read(const ts_testee *t) {
+static bool replies_read(const ts_child_testee *t) {
     int unread = 0;
     return ioctl(t->child.in, FIONREAD, &unread) != 0 || unread == 0;
 }
@@ -20,10 +20,10 @@ static bool replies_read(const ts_testee *t) {
 /* Reads what the child writes until it has read the replies it was sent and then been silent for
  * `seconds` (at most 20 times that in all, and never past the case's deadline), dropping it: lines
  * in flight when the certifier kills. */
-static void settle(ts_testee *t, double seconds) {
+static void settle(ts_child_testee *t, double seconds) {
     char buf[65536];
     double end = ts_testee_now_seconds() + 20 * seconds, quiet = ts_testee_now_seconds() + seconds;
-    if (t->deadline > 0 && t->deadline < end) end = t->deadline; /* the case's deadline bounds it too */
+    if (t->base.deadline > 0 && t->base.deadline < end) end = t->base.deadline; /* the case's deadline bounds it too */
     while (t->running && !t->stdout_eof && ts_testee_now_seconds() < end &&
            (ts_testee_now_seconds() < quiet || !replies_read(t))) {
         if (!replies_read(t)) quiet = ts_testee_now_seconds() + seconds; /* silence counts once it has them */
@@ -41,15 +41,21 @@ static void settle(ts_testee *t, double seconds) {
     t->pending_len = 0;
 }
 
-void ts_testee_set_auto_settle(ts_testee *t, double quiet_seconds) { t->auto_settle = quiet_seconds > 0 ? quiet_seconds : 0; }
+void child_testee_set_auto_settle(ts_testee *base, double quiet_seconds) {
+    ts_child_testee *t = child_of(base);
+    t->auto_settle = quiet_seconds > 0 ? quiet_seconds : 0;
+}
 
-bool ts_testee_line_pipelined(const ts_testee *t) { return t->line_pipelined; }
+bool child_testee_line_pipelined(const ts_testee *base) {
+    const ts_child_testee *t = const_child_of(base);
+    return t->line_pipelined;
+}
 
 /* Has the child written more than the line just handed out, before it was sent that line's reply?
  * (Bytes already read past it, or waiting on its stdout.) A pipelined world call, PROTOCOL.md; so is
  * a line that comes while the reply to the last one still sits unread in the child's stdin. Neither
  * can be seen of a testee that waits for each reply: no false alarm, though a race may hide one. */
-static bool wrote_ahead(const ts_testee *t) {
+static bool wrote_ahead(const ts_child_testee *t) {
     if (t->pending_len > 0) return true;
     struct pollfd out = {t->child.out, POLLIN, 0};
     return poll(&out, 1, 0) > 0 && (out.revents & POLLIN);
@@ -58,32 +64,15 @@ static bool wrote_ahead(const ts_testee *t) {
 /* How long a kill waits for silence first: the --kill-settle given, or (automatic) the world's
  * quiet when pipelining was seen in the case, at least TS_TESTEE_AUTO_SETTLE_MIN when this
  * conversation saw it; 0: kill at once. */
-static double settle_seconds(const ts_testee *t, long pipelined_here) {
+static double settle_seconds(const ts_child_testee *t, long pipelined_here) {
     if (t->options.kill_settle_seconds != 0) return t->options.kill_settle_seconds > 0 ? t->options.kill_settle_seconds : 0;
     if (t->auto_settle > 0) return t->auto_settle;
     return pipelined_here ? TS_TESTEE_AUTO_SETTLE_MIN : 0;
 }
 
-/* In-process world calls: straight to the caller's line handler. */
-typedef struct in_process_conversation {
-    ts_line_handler on_line;
-    void *context;
-    bool over; /* killed, or a world line was taken as the answer */
-    bool killed;
-} in_process_conversation;
-
-static bool in_process_exchange(void *context, const char *line, size_t len, ts_buf *reply) {
-    in_process_conversation *c = context;
-    if (c->over) return false;
-    ts_line_verdict v = c->on_line(c->context, line, len, reply);
-    c->over = v != TS_LINE_REPLY;
-    c->killed = v == TS_LINE_KILL;
-    return !c->over;
-}
-
 /* The child's side of ts_testee_converse: each line handed to on_line and its reply written back,
  * noting pipelining and the testee's slowest step, until the answer or a kill. */
-static void converse_child(ts_testee *t, const char *request, size_t len, ts_line_handler on_line, void *context,
+static void converse_child(ts_child_testee *t, const char *request, size_t len, ts_line_handler on_line, void *context,
                            ts_call_result *result, ts_buf *line, ts_buf *reply) {
     long pipelined = 0;
     double slowest = 0;
@@ -120,27 +109,12 @@ static void converse_child(ts_testee *t, const char *request, size_t len, ts_lin
     result->settled_kill = settled;
 }
 
-void ts_testee_converse(ts_testee *t, const char *request, size_t len, ts_line_handler on_line, void *context,
-                        ts_call_result *result) {
+void child_testee_converse(ts_testee *base, const char *request, size_t len, ts_line_handler on_line, void *context,
+                           ts_call_result *result) {
     ts_buf line, reply;
     ts_buf_init(&line);
     ts_buf_init(&reply);
-    if (t->in_process) {
-        in_process_conversation c = {on_line, context, false, false};
-        t->config.exchange = in_process_exchange;
-        t->config.exchange_context = &c;
-        ts_testee_call(t, request, len, &line, result);
-        t->config.exchange = NULL;
-        if (c.killed) {
-            result->status = TS_CALL_CRASHED;
-            result->code = SIGKILL;
-        } else if (!c.over) {
-            on_line(context, line.data ? line.data : "", line.len, &reply);
-        }
-    } else {
-        converse_child(t, request, len, on_line, context, result, &line, &reply);
-    }
+    converse_child(child_of(base), request, len, on_line, context, result, &line, &reply);
     ts_buf_free(&line);
     ts_buf_free(&reply);
 }
-

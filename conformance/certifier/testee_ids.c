@@ -57,13 +57,13 @@ bool ts_testee_line_id(const char *line, size_t len, char out[ID_MAX]) {
     return found;
 }
 
-bool ts_testee_was_sent(const ts_testee *t, const char *id) {
+bool ts_testee_was_sent(const ts_child_testee *t, const char *id) {
     for (size_t i = 0; i < t->sent_count; i++)
         if (strcmp(t->sent[i], id) == 0) return true;
     return false;
 }
 
-void ts_testee_remember_sent(ts_testee *t, const char *id) {
+void ts_testee_remember_sent(ts_child_testee *t, const char *id) {
     if (!id[0] || ts_testee_was_sent(t, id)) return;
     if (t->sent_count == t->sent_cap) {
         size_t cap = t->sent_cap ? t->sent_cap * 2 : 64;
@@ -77,7 +77,7 @@ void ts_testee_remember_sent(ts_testee *t, const char *id) {
 
 /* A line that is not the answer to the request in flight: counted for the request whose id
  * it carries, or (no id of an earlier request) for the request answered last. */
-void ts_testee_count_extra_line(ts_testee *t, const char *line, size_t len) {
+void ts_testee_count_extra_line(ts_child_testee *t, const char *line, size_t len) {
     bool blank = true;
     for (size_t i = 0; i < len && blank; i++) blank = line[i] == ' ' || line[i] == '\t' || line[i] == '\r';
     if (blank) return;
@@ -96,14 +96,16 @@ void ts_testee_count_extra_line(ts_testee *t, const char *line, size_t len) {
     if ((t->extras[t->extra_len].id = strdup(owner))) t->extras[t->extra_len++].count = 1;
 }
 
-bool ts_testee_extra_at(const ts_testee *t, size_t i, const char **id, int *count) {
+bool child_testee_extra_at(const ts_testee *base, size_t i, const char **id, int *count) {
+    const ts_child_testee *t = const_child_of(base);
     if (i >= t->extra_len) return false;
     *id = t->extras[i].id;
     *count = t->extras[i].count;
     return true;
 }
 
-int ts_testee_extra_answers(const ts_testee *t, const char *id) {
+int child_testee_extra_answers(const ts_testee *base, const char *id) {
+    const ts_child_testee *t = const_child_of(base);
     for (size_t i = 0; i < t->extra_len; i++)
         if (strcmp(t->extras[i].id, id) == 0) return t->extras[i].count;
     return 0;

@@ -13,7 +13,7 @@
 /* ---- the child's lifetime ---- */
 
 /* A new process of the command into c, observed as configured (hold: started ahead of need). */
-static bool start_process(ts_testee *t, ts_child *c, bool hold, char *why, size_t why_size) {
+static bool start_process(ts_child_testee *t, ts_child *c, bool hold, char *why, size_t why_size) {
     ts_child_trace trace = {t->observe_root, t->trace_fd, hold};
     bool ok = t->observe_root ? ts_child_start_traced(c, t->argv, &trace, why, why_size)
                               : ts_child_start(c, t->argv, why, why_size);
@@ -22,22 +22,22 @@ static bool start_process(ts_testee *t, ts_child *c, bool hold, char *why, size_
 }
 
 /* An instance from the fork server (started first when it is not running). */
-static bool start_instance(ts_testee *t, char *why, size_t why_size) {
+static bool start_instance(ts_child_testee *t, char *why, size_t why_size) {
     if (t->server.pid < 0 || ts_child_check_ended(&t->server)) {
         ts_child_finish(&t->server);
         ts_child_trace trace = {t->observe_root, t->trace_fd, false};
         if (!ts_child_start_server(&t->server, t->argv, t->observe_root ? &trace : NULL, why, why_size)) return false;
         t->execs++;
     }
-    double timeout = t->options.start_timeout_seconds, left = t->deadline - ts_testee_now_seconds();
-    if (t->deadline > 0 && left < timeout) timeout = left > 0 ? left : 0; /* the case's deadline bounds it too */
+    double timeout = t->options.start_timeout_seconds, left = t->base.deadline - ts_testee_now_seconds();
+    if (t->base.deadline > 0 && left < timeout) timeout = left > 0 ? left : 0; /* the case's deadline bounds it too */
     if (!ts_child_fork(&t->server, &t->child, timeout, why, why_size)) return false;
     t->forked++;
     return true;
 }
 
 /* The warm start the mode gives, into t->child; false when there is none (then a cold start). */
-static bool start_warm(ts_testee *t) {
+static bool start_warm(ts_child_testee *t) {
     if (t->warm == TS_WARM_FORK) {
         char why[300];
         if (start_instance(t, why, sizeof why)) return true;
@@ -58,7 +58,7 @@ static bool start_warm(ts_testee *t) {
     return true;
 }
 
-bool ts_testee_start_child(ts_testee *t, char *why, size_t why_size) {
+bool ts_testee_start_child(ts_child_testee *t, char *why, size_t why_size) {
     bool pooled = t->warm == TS_WARM_POOL && t->spare.pid > 0;
     if (!start_warm(t)) {
         pooled = false;
@@ -81,42 +81,51 @@ bool ts_testee_start_child(ts_testee *t, char *why, size_t why_size) {
 }
 
 /* Stops the fork server and the pooled process, clearing their trees. */
-void ts_testee_stop_warm(ts_testee *t) {
+void ts_testee_stop_warm(ts_child_testee *t) {
     if (t->server.supervisor > 0) ts_child_finish(&t->server);
     if (t->spare.supervisor > 0) ts_child_finish(&t->spare);
 }
 
-void ts_testee_set_warm(ts_testee *t, ts_testee_warm warm) {
-    if (t->in_process || t->warm == warm) return;
-    if (t->running) ts_testee_kill(t); /* started otherwise */
+void child_testee_set_warm(ts_testee *base, ts_testee_warm warm) {
+    ts_child_testee *t = child_of(base);
+    if (t->warm == warm) return;
+    if (t->running) ts_testee_kill(base); /* started otherwise */
     ts_testee_stop_warm(t);
     t->warm = warm;
 }
 
-ts_testee_warm ts_testee_warm_mode(const ts_testee *t) { return t->warm; }
+ts_testee_warm child_testee_warm_mode(const ts_testee *base) {
+    const ts_child_testee *t = const_child_of(base);
+    return t->warm;
+}
 
-void ts_testee_scale_timeout(ts_testee *t, double scale) { t->timeout_scale = scale > 0 ? scale : 1; }
+void child_testee_scale_timeout(ts_testee *base, double scale) {
+    ts_child_testee *t = child_of(base);
+    t->timeout_scale = scale > 0 ? scale : 1;
+}
 
-void ts_testee_starts(const ts_testee *t, long *execs, long *pooled, long *forked) {
+void child_testee_starts(const ts_testee *base, long *execs, long *pooled, long *forked) {
+    const ts_child_testee *t = const_child_of(base);
     *execs = t->execs;
     *pooled = t->pooled;
     *forked = t->forked;
 }
 
-bool ts_testee_observe(ts_testee *t, const char *root, int trace_fd) {
-    if (t->in_process) return false;
+bool child_testee_observe(ts_testee *base, const char *root, int trace_fd) {
+    ts_child_testee *t = child_of(base);
     bool same = (!root && !t->observe_root) || (root && t->observe_root && !strcmp(root, t->observe_root));
     if (same && t->trace_fd == trace_fd) return true;
     free(t->observe_root);
     t->observe_root = root ? strdup(root) : NULL;
     t->trace_fd = trace_fd;
-    if (t->running) ts_testee_kill(t); /* started otherwise: the next start is observed */
+    if (t->running) ts_testee_kill(base); /* started otherwise: the next start is observed */
     ts_testee_stop_warm(t);
     return !root || t->observe_root != NULL;
 }
 
-bool ts_testee_arm(ts_testee *t, const char *subroot, uint64_t count, bool after) {
-    if (t->in_process || !t->observe_root) return false;
+bool child_testee_arm(ts_testee *base, const char *subroot, uint64_t count, bool after) {
+    ts_child_testee *t = child_of(base);
+    if (!t->observe_root) return false;
     if (t->running && !t->child.ended) {
         t->armed_this_start = ts_child_arm(&t->child, subroot, count, after);
         return t->armed_this_start;
@@ -128,11 +137,12 @@ bool ts_testee_arm(ts_testee *t, const char *subroot, uint64_t count, bool after
     return true;
 }
 
-uint64_t ts_testee_stdout_offset(const ts_testee *t) {
-    return t->in_process || !t->running ? 0 : t->stdout_read - t->pending_len;
+uint64_t child_testee_stdout_offset(const ts_testee *base) {
+    const ts_child_testee *t = const_child_of(base);
+    return !t->running ? 0 : t->stdout_read - t->pending_len;
 }
 
-void ts_testee_stop_child(ts_testee *t, bool kill_it) {
+void ts_testee_stop_child(ts_child_testee *t, bool kill_it) {
     if (!t->running) return;
     if (kill_it) ts_child_kill(&t->child);
     ts_child_wait_ended(&t->child, kill_it ? 5.0 : 0.0);

@@ -8,6 +8,7 @@
 #include "conformance/certifier/builtin_suite.h"
 #include "conformance/certifier/gate.h"
 #include "conformance/certifier/output_file.h"
+#include "conformance/certifier/reference_testee.h"
 #include "conformance/certifier/report.h"
 #include "conformance/certifier/run.h"
 #include "conformance/certifier/suite.h"

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "conformance/certifier/reference_testee.h"
 #include "conformance/certifier/testee.h"
 
 static int failures;
