@@ -19,7 +19,9 @@ DEFINITION = re.compile(r'^(?:static )?(?:inline )?(?:const )?[A-Za-z_][\w \*]*?
 def long_functions(roots, limit):
     found = []
     for root in roots:
-        for d, _, names in os.walk(root):
+        for d, dirs, names in os.walk(root):
+            # the project's own sources only: not a testee's npm packages or .NET build output
+            dirs[:] = sorted(x for x in dirs if x not in ('node_modules', 'bin', 'obj') and not x.startswith('.'))
             for n in sorted(names):
                 if not n.endswith('.c') or n.endswith('_test.c'):
                     continue

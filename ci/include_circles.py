@@ -19,7 +19,9 @@ INCLUDE = re.compile(r'^#include "([^"]+)"', re.M)
 def main(roots):
     files = {}
     for root in roots:
-        for d, _, names in os.walk(root):
+        for d, dirs, names in os.walk(root):
+            # the project's own sources only: not a testee's npm packages or .NET build output
+            dirs[:] = sorted(x for x in dirs if x not in ('node_modules', 'bin', 'obj') and not x.startswith('.'))
             for n in names:
                 if n.endswith(('.c', '.h')) and not n.endswith('_test.c'):
                     p = os.path.join(d, n)

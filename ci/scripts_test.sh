@@ -288,6 +288,15 @@ printf 'see `ci/gone.sh:12` and [old](../old.md)\n' >>"$fixture/conformance/READ
 expect 1 docs_paths_check_fails_a_dangling_path -- python3 "$root/ci/docs_paths_check.py" --repository "$fixture"
 check docs_paths_check_names_line_and_path grep -q '^conformance/README.md:2: ci/gone.sh does not exist$' "$work/out"
 
+# ci/function_lengths.py (layering_test's function gate): a long function in the project's sources
+# is listed; one in a testee's npm packages (node_modules, which a checkout has after npm ci) is not.
+fixture="$work/lengths"
+rm -rf "$fixture" && mkdir -p "$fixture/core" "$fixture/conformance/testees/x/node_modules/y"
+{ echo 'static int long_one(void) {'; for i in $(seq 90); do echo "    int v$i = $i;"; done; echo '    return 0;'; echo '}'; } >"$fixture/core/a.c"
+cp "$fixture/core/a.c" "$fixture/conformance/testees/x/node_modules/y/b.c"
+expect 0 function_lengths_lists_the_projects -- python3 "$root/ci/function_lengths.py" "$fixture/core" "$fixture/conformance"
+check function_lengths_skips_node_modules [ "$(tail -1 "$work/out")" = "1 functions over 80 lines" ]
+
 # ---------------------------------------------------------------- benchmarks: a failing step fails them
 new_tree
 for b in certify_bench check_bench fuzz_bench journal_bench merge_bench resume_bench; do
