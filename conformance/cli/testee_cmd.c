@@ -6,6 +6,7 @@
 #include "conformance/cli/cli.h"
 #include "conformance/testee/fork_server.h"
 #include "conformance/testee/handler.h"
+#include "conformance/testee/resume_handler.h"
 #include "core/resume/store_sqlite.h"
 
 static const char testee_usage[] =

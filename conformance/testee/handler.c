@@ -4,22 +4,12 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/json/codec.h"
 #include "core/resume/engine.h"
 #include "core/merge/host.h"
 #include "core/merge/merger.h"
 #include "core/resume/store_memory.h"
-
-void ts_testee_config_init(ts_testee_config *config, const ts_mutant *mutant) {
-    memset(config, 0, sizeof *config);
-    config->mutant = mutant;
-    time_t now = time(NULL);
-    struct tm utc;
-    gmtime_r(&now, &utc);
-    strftime(config->now, sizeof config->now, "%Y-%m-%dT%H:%M:%S+00:00", &utc);
-}
 
 static void answer_error(ts_buf *out, ts_str id, const char *message) {
     ts_buf_append_str(out, "{\"id\":");

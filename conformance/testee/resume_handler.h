@@ -15,7 +15,7 @@
 #ifndef TURNSTILE_CONFORMANCE_TESTEE_RESUME_HANDLER_H
 #define TURNSTILE_CONFORMANCE_TESTEE_RESUME_HANDLER_H
 
-#include "conformance/testee/handler.h"
+#include "conformance/testee/testee_config.h"
 #include "core/json/arena.h"
 #include "core/json/json.h"
 
@@ -24,5 +24,14 @@
  * error. When an exchange fails (the certifier killed the case), the action stops at once,
  * writing nothing more to the store, and the answer says so. */
 void ts_testee_resume(const ts_testee_config *config, ts_arena *arena, const ts_json *request, ts_str id, ts_buf *out);
+
+/* The durability the configuration claims in hello ("power-loss": every acknowledged action
+ * survives a power loss; "process-crash": a killed process only): what the store is meant to
+ * give, which a mutant's bug does not change. */
+const char *ts_testee_durability(const ts_testee_config *config);
+
+/* After the answer to a request is written and flushed: the write a mutant left for then, if
+ * any (its failure is the mutant's own and is not reported). */
+void ts_testee_after_answer(const ts_testee_config *config);
 
 #endif
