@@ -40,7 +40,7 @@ check() {
     normal "$t.merged"
     for part in norm.json norm.xml norm.txt; do
         cmp -s "$TMP/$t.$part" "$TMP/$t.merged.$part" ||
-            fail "$t: the merge differs from one run in $part: $(diff "$TMP/$t.$part" "$TMP/$t.merged.$part" | head -c 600)"
+            fail "$t: the merge differs from one run in $part: $(diff "$TMP/$t.$part" "$TMP/$t.merged.$part" | head -c 3000)"
     done
 }
 

@@ -44,7 +44,7 @@ certify_to() {
 same() {
     for part in status norm.json norm.xml norm.txt; do
         cmp -s "$TMP/$1.$part" "$TMP/$2.$part" ||
-            fail "$2 differs from $1 in $part: $(diff "$TMP/$1.$part" "$TMP/$2.$part" | head -c 600)"
+            fail "$2 differs from $1 in $part: $(diff "$TMP/$1.$part" "$TMP/$2.$part" | head -c 3000)"
     done
 }
 

@@ -32,7 +32,7 @@ def main(path):
         points.pop("merged", None)
         case.get("history", {}).pop("runs", None)
         case.get("history", {}).pop("powerLossNotMadeBecause", None)
-    text = json.dumps(report, sort_keys=False, ensure_ascii=False)
+    text = json.dumps(report, sort_keys=False, ensure_ascii=False, indent=1)  # one field a line: a diff names it
     numbers = {}
     text = UUID.sub(lambda m: "UUID-%d" % numbers.setdefault(m.group(0).lower(), len(numbers)), text)
     text = INSTANT.sub("INSTANT", text)
