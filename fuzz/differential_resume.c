@@ -262,6 +262,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (v.rule[0]) {
         fprintf(stderr, "\n==turnstile== the testee fails %s: %s\n", v.rule, v.message);
         doc = minimise(&arena, doc, v.rule);
+        /* The case's description is what the minimised case fails, asked once more: minimising
+         * keeps a smaller scenario that fails the same rule, which may be by another failure,
+         * and the unreached answers were trimmed after the last check. */
+        verdict again;
+        ask(&arena, &doc, &again);
+        if (again.rule[0]) {
+            v = again;
+        } else {
+            size_t used = strlen(v.message);
+            snprintf(v.message + used, sizeof v.message - used, " (before minimising; the minimised case passed when asked again)");
+        }
+        fprintf(stderr, "==turnstile== minimised, it fails %s: %s\n", v.rule, v.message);
         write_case(&doc, &v);
         const char *keep_going = getenv("TURNSTILE_KEEP_GOING");
         if (keep_going && *keep_going && strcmp(keep_going, "0") != 0) {
