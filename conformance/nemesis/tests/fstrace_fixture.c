@@ -201,6 +201,22 @@ static void arms_itself(int arm_fd) {
     }
 }
 
+/* A file mapped shared and writable, then removed (SQLite's -shm at its close), then a new file
+ * synced (the next -wal): ext4 gives the new file the freed inode number at once. */
+static void mapped_then_reused(void) {
+    int fd = open(at("shm"), O_CREAT | O_RDWR, 0644);
+    must(fd >= 0 && ftruncate(fd, 4096) == 0, "shm");
+    char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    must(p != MAP_FAILED, "mmap");
+    memcpy(p, "index", 5);
+    munmap(p, 4096);
+    close(fd);
+    must(unlink(at("shm")) == 0, "unlink shm");
+    fd = open(at("wal"), O_CREAT | O_WRONLY, 0644);
+    must(fd >= 0 && write(fd, "w", 1) == 1 && fsync(fd) == 0, "wal");
+    close(fd);
+}
+
 int main(int argc, char **argv) {
     if (argc == 4 && !strcmp(argv[1], "arms-itself")) {
         store = argv[2];
@@ -217,6 +233,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[1], "redirected")) redirected();
     else if (!strcmp(argv[1], "captured")) captured();
     else if (!strcmp(argv[1], "fork-server")) fork_server();
+    else if (!strcmp(argv[1], "mapped-reused")) mapped_then_reused();
     else return 2;
     return 0;
 }
