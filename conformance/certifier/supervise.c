@@ -174,6 +174,7 @@ static void supervise(int fds[SUPERVISOR_FDS], char *const argv[], char *const e
     if (trace) {
         ts_fstrace_config config = *trace;
         config.trace_fd = FD_TRACE;
+        config.arm_fd = FD_CONTROL; /* also read before each store operation, not only at a wake-up */
         fcntl(FD_CONTROL, F_SETFL, fcntl(FD_CONTROL, F_GETFL) | O_NONBLOCK);
         tracer = ts_fstrace_attach(command, &config);
     }

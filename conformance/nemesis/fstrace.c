@@ -170,6 +170,26 @@ static bool is_server(const ts_fstrace *t, pid_t tid) { return t->config.fork_se
 /* The process group the armed kill takes: a fork server's instance, else the command's. */
 static pid_t kill_group(const ts_fstrace *t) { return t->config.fork_server && t->instance > 0 ? t->instance : t->command; }
 
+/* The arming messages waiting on config.arm_fd, taken in order. */
+static void take_arming(ts_fstrace *t) {
+    ts_fstrace_arm_message arm;
+    while (t->config.arm_fd > 0 && read(t->config.arm_fd, &arm, sizeof arm) == (ssize_t)sizeof arm) ts_fstrace_arm(t, &arm);
+}
+
+/* A fork server's instance writes its protocol on the stdout the certifier passed it, not the
+ * server's: learnt at the first stop of a process of its group, which comes after it took its
+ * descriptors (the instance leads its group before it takes them, but makes no traced call
+ * until it has). When it cannot be read, every write on fd 1 is counted. */
+static void learn_instance_stdout(ts_fstrace *t, pid_t tid) {
+    if (getpgid(tid) != t->instance) return;
+    t->instance_stdout_pending = false;
+    char link[64];
+    struct stat out;
+    snprintf(link, sizeof link, "/proc/%d/fd/1", (int)t->instance);
+    t->stdout_known = stat(link, &out) == 0;
+    if (t->stdout_known) t->stdout_dev = out.st_dev, t->stdout_ino = out.st_ino;
+}
+
 /* Is this the armed operation? Counts the operations under the armed subtree. */
 static bool armed_here(ts_fstrace *t, const ts_fsop *op) {
     if (!t->arm.count) return false;
@@ -232,6 +252,7 @@ static void on_seccomp_stop(ts_fstrace *t, pid_t tid) {
         return;
     }
     call->nr = (long)info.seccomp.nr;
+    if (t->instance_stdout_pending) learn_instance_stdout(t, tid);
     if (info.arch != AUDIT_ARCH_X86_64 || (info.seccomp.nr & 0x40000000u)) {
         call->action = CALL_DENY;
         ts_fstrace_note(t, tid, call->nr, "a system call of another ABI (32-bit or x32): refused with ENOSYS");
@@ -251,6 +272,7 @@ static void on_seccomp_stop(ts_fstrace *t, pid_t tid) {
         }
     }
     if (call->action == CALL_TRACK) {
+        take_arming(t);
         call->op.seq = ++t->seq;
         call->op.stdout_bytes = t->stdout_bytes;
         call->op.pid = t->config.fork_server && t->instance > 0 ? t->instance : t->command;
@@ -299,6 +321,7 @@ static void new_instance(ts_fstrace *t, pid_t server_thread) {
     unsigned long child = 0;
     if (ptrace(PTRACE_GETEVENTMSG, server_thread, NULL, &child) != 0 || child == 0) return;
     t->instance = (pid_t)child;
+    t->instance_stdout_pending = true; /* not the server's: the instance has pipes of its own */
     t->stdout_bytes = 0;
     t->seq = 0;
     t->killed = false;

@@ -40,6 +40,13 @@ typedef struct ts_fstrace_config {
      * until an arming message releases them — written then, as a command started at that moment
      * would have written them. */
     bool hold;
+    /* Arming messages (ts_fstrace_arm_message) are read from here, without waiting (a
+     * non-blocking descriptor), before each store operation is numbered: an arming written
+     * before the request that leads to an operation is taken before that operation, whatever
+     * order the tracer's wake-ups come in (a fork server's instance used to make its first
+     * operation inside the tracer's handling of its fork, before the arming was read: every
+     * kill came one operation late). 0: none, arming only through ts_fstrace_arm. */
+    int arm_fd;
 } ts_fstrace_config;
 
 /* What ts_fstrace_arm takes: a kill at the count-th store operation, from now on, whose path

@@ -59,6 +59,7 @@ struct ts_fstrace {
     ino_t stdout_ino;        /* the command's output */
     bool killed;
     pid_t instance;          /* a fork server's latest instance (config.fork_server); 0: none yet */
+    bool instance_stdout_pending; /* its stdout (stdout_dev, stdout_ino) is learnt at its first stop */
     bool holding;            /* records go to `held` (config.hold, not yet released) */
     ts_buf held;
     pending_call *pending[MAX_PENDING];

@@ -209,6 +209,18 @@ static bool is_mapped(const ts_fstrace *t, ts_inode ino) {
     return false;
 }
 
+/* A file or directory the store just made has a new inode: if its number is among the mapped
+ * ones, it is an earlier file's, freed since (a mapping holds its inode, so none of that file's
+ * survives), and reused — ext4 gives a freed number to the next file at once (SQLite's -wal
+ * took its -shm's), tmpfs never. Kept, it made this file's every fsync a snapshot record as
+ * well, only in the tracer that had seen the mapping: an uninterrupted run and a kill run (a
+ * tracer per process) then numbered their records apart, and a power loss planned on one was
+ * not found on the other. */
+static void forget_mapped(ts_fstrace *t, ts_inode ino) {
+    for (size_t i = 0; i < t->mapped_count; i++)
+        if (t->mapped[i].dev == ino.dev && t->mapped[i].ino == ino.ino) t->mapped[i] = t->mapped[--t->mapped_count];
+}
+
 /* ---- entries ---- */
 
 static call_action fd_op(ts_fstrace *t, pending_call *call, long fd, ts_fsop_kind kind) {
@@ -538,12 +550,12 @@ void ts_fstrace_exit(ts_fstrace *t, pending_call *call, int64_t result) {
         if (result >= 0 && (call->nr == SYS_open || call->nr == SYS_openat || call->nr == SYS_creat || call->nr == SYS_openat2)
                 ? stat_fd(call->tid, (long)result, &st)
                 : stat(call->abs, &st) == 0)
-            call->op.ino = inode_of(&st);
+            call->op.ino = inode_of(&st), forget_mapped(t, call->op.ino);
         ts_fstrace_emit(t, &call->op);
         if (result >= 0 && call->outside_source) emit_snapshot(t, call, -1, call->abs, true);
         return;
     case TS_FSOP_MKDIR:
-        if (result >= 0 && lstat(call->abs, &st) == 0) call->op.ino = inode_of(&st);
+        if (result >= 0 && lstat(call->abs, &st) == 0) call->op.ino = inode_of(&st), forget_mapped(t, call->op.ino);
         ts_fstrace_emit(t, &call->op);
         return;
     case TS_FSOP_TRUNCATE:

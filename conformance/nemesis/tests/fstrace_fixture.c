@@ -1,6 +1,6 @@
 /* fstrace_fixture.c — a program that does known things to a store directory, for
  * fstrace_test.c: every kind of operation the observer follows, from threads and a child too.
- * Usage: fstrace_fixture SCENARIO STORE_DIR */
+ * Usage: fstrace_fixture SCENARIO STORE_DIR [ARM_FD] */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +15,8 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "conformance/nemesis/fstrace.h"
 
 static const char *store;
 
@@ -159,7 +161,68 @@ static void captured(void) {
     close(fd);
 }
 
+/* A fork server's instance, as conformance/testee/fork_server.c makes one: a process group of
+ * its own, a pipe of its own as stdout, one line on it and then a store file. The command is
+ * the server, which only reads the line. */
+static void fork_server(void) {
+    int p[2];
+    must(pipe(p) == 0, "pipe");
+    pid_t child = fork();
+    must(child >= 0, "fork");
+    if (child == 0) {
+        setpgid(0, 0);
+        dup2(p[1], 1);
+        close(p[0]);
+        close(p[1]);
+        int fd = -1;
+        bool ok = write(1, "hello\n", 6) == 6 && (fd = open(at("instance"), O_CREAT | O_WRONLY, 0644)) >= 0 &&
+                  write(fd, "x", 1) == 1;
+        _exit(ok ? 0 : 1);
+    }
+    setpgid(child, child);
+    close(p[1]);
+    char got[16];
+    must(read(p[0], got, sizeof got) == 6, "read the instance's line");
+    close(p[0]);
+    int status;
+    must(waitpid(child, &status, 0) == child && WIFEXITED(status) && WEXITSTATUS(status) == 0, "instance");
+}
+
+/* Writes an arming for its own second store operation (killed as it returns) on arm_fd, as the
+ * certifier writes one before the request that leads to the operations, then makes three files. */
+static void arms_itself(int arm_fd) {
+    ts_fstrace_arm_message arm = {.count = 2, .after = 1};
+    must(write(arm_fd, &arm, sizeof arm) == (ssize_t)sizeof arm, "arm");
+    const char *names[] = {"a", "b", "c"};
+    for (int i = 0; i < 3; i++) {
+        int fd = open(at(names[i]), O_CREAT | O_WRONLY, 0644);
+        must(fd >= 0, "create");
+        close(fd);
+    }
+}
+
+/* A file mapped shared and writable, then removed (SQLite's -shm at its close), then a new file
+ * synced (the next -wal): ext4 gives the new file the freed inode number at once. */
+static void mapped_then_reused(void) {
+    int fd = open(at("shm"), O_CREAT | O_RDWR, 0644);
+    must(fd >= 0 && ftruncate(fd, 4096) == 0, "shm");
+    char *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    must(p != MAP_FAILED, "mmap");
+    memcpy(p, "index", 5);
+    munmap(p, 4096);
+    close(fd);
+    must(unlink(at("shm")) == 0, "unlink shm");
+    fd = open(at("wal"), O_CREAT | O_WRONLY, 0644);
+    must(fd >= 0 && write(fd, "w", 1) == 1 && fsync(fd) == 0, "wal");
+    close(fd);
+}
+
 int main(int argc, char **argv) {
+    if (argc == 4 && !strcmp(argv[1], "arms-itself")) {
+        store = argv[2];
+        arms_itself(atoi(argv[3]));
+        return 0;
+    }
     if (argc != 3) return 2;
     store = argv[2];
     if (!strcmp(argv[1], "basic")) basic();
@@ -169,6 +232,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[1], "records")) records();
     else if (!strcmp(argv[1], "redirected")) redirected();
     else if (!strcmp(argv[1], "captured")) captured();
+    else if (!strcmp(argv[1], "fork-server")) fork_server();
+    else if (!strcmp(argv[1], "mapped-reused")) mapped_then_reused();
     else return 2;
     return 0;
 }
