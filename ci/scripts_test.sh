@@ -108,7 +108,7 @@ last_line() { [ "$(tail -1 "$work/out")" = "$1" ]; }
 
 # ---------------------------------------------------------------- ci/test.sh
 # The script checks ci/test.sh runs, read from it (a check it gains is stubbed here too).
-read -r -a script_checks <<<"$(sed -n 's/^for check in \(.*\); do$/\1/p' "$root/ci/test.sh")"
+read -r -a script_checks <<<"$(sed -n 's/^checks=(\(.*\))$/\1/p' "$root/ci/test.sh")"
 check test_sh_names_its_script_checks [ "${#script_checks[@]}" -ge 6 ]
 new_tree
 for s in "${script_checks[@]}"; do step_stub "$s"; done
@@ -125,9 +125,13 @@ check test_sh_build_failure_counted last_line "$((2 + ${#script_checks[@]})) pas
 expect non-zero test_sh_build_failure_in_test_stage 'STUB_BROKEN=test --test_summary=short //...' -- ci/test.sh
 expect non-zero test_sh_build_failure_in_asan_stage 'STUB_BROKEN=test *--config=asan*' -- ci/test.sh
 check test_sh_build_failure_in_asan_counted grep -q ' [1-9][0-9]* failed$' "$work/out"
-for s in lint scripts_test install_test action_test fuzz_targets_test; do
+# The checks run side by side: each failing one still fails the run and is named, in order.
+for s in lint scripts_test install_test action_test fuzz_targets_test layering_test; do
     expect non-zero "test_sh_failing_$s" STUB_STEP_FAIL="ci/$s.sh" -- ci/test.sh
+    check "test_sh_names_failing_$s" grep -q "^ci/$s.sh FAILED (exit 1)$" "$work/out"
 done
+expect non-zero test_sh_two_failing_checks "STUB_STEP_FAIL=ci/lint.sh ci/layering_test.sh" -- ci/test.sh
+check test_sh_two_failing_checks_in_order python3 -c 'import sys; t=open(sys.argv[1]).read(); a=t.find("ci/lint.sh FAILED"); b=t.find("ci/scripts_test.sh PASSED"); c=t.find("ci/layering_test.sh FAILED"); sys.exit(not (0 <= a < b < c))' "$work/out"
 expect non-zero test_sh_setup_fails STUB_MISSING=clang STUB_APT_FAIL=1 -- ci/test.sh
 
 # ---------------------------------------------------------------- .ci/run

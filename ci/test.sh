@@ -46,21 +46,33 @@ if ! bazel build --config=gcc //... >>"$log" 2>&1; then
     grep -E 'error|ERROR' "$log" | tail -20 >&2
     status=1
 fi
-for check in ci/lint.sh ci/scripts_test.sh ci/install_test.sh ci/action_test.sh ci/fuzz_targets_test.sh ci/layering_test.sh; do
-    echo "== $check" >&2
-    out=$(mktemp)
-    code=0
-    "$check" >"$out" 2>&1 || code=$?
-    if [ "$code" -eq 0 ]; then
-        echo "$check PASSED ($(tail -1 "$out"))" | tee -a "$log"
+# The script checks are single processes: $(nproc) of them run side by side, each into its own
+# files, and their results are reported in this order.
+checks=(ci/lint.sh ci/scripts_test.sh ci/install_test.sh ci/action_test.sh ci/fuzz_targets_test.sh ci/layering_test.sh)
+check_dir=$(mktemp -d)
+trap 'rm -f "$log"; rm -rf "$check_dir"' EXIT
+running=0
+for i in "${!checks[@]}"; do
+    if [ "$running" -ge "$(nproc)" ]; then
+        wait -n || true
+        running=$((running - 1))
+    fi
+    echo "== ${checks[$i]}" >&2
+    { code=0; "${checks[$i]}" >"$check_dir/$i.out" 2>&1 || code=$?; echo "$code" >"$check_dir/$i.code"; } &
+    running=$((running + 1))
+done
+wait || true
+for i in "${!checks[@]}"; do
+    check=${checks[$i]}
+    code=$(cat "$check_dir/$i.code" 2>/dev/null || echo "none")
+    if [ "$code" = 0 ]; then
+        echo "$check PASSED ($(tail -1 "$check_dir/$i.out"))" | tee -a "$log"
     else
         echo "$check FAILED (exit $code)" | tee -a "$log"
-        tail -20 "$out"
+        tail -20 "$check_dir/$i.out"
         status=1
     fi
-    rm -f "$out"
 done
-
 passed=$(grep -cE '^(//|ci/)\S+ +(\(cached\) )?PASSED' "$log" || true)
 failed=$(grep -cE '^(//|ci/)\S+ +(\(cached\) )?(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FLAKY)' "$log" || true)
 [ "$status" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1  # a build failure counts as a failure
