@@ -31,6 +31,7 @@ void ts_jw_init_file(ts_json_writer *w, FILE *file, int indent) {
 }
 
 bool ts_jw_failed(const ts_json_writer *w) { return w->failed || w->out->failed; }
+void ts_jw_fail(ts_json_writer *w) { w->failed = true; }
 
 /* A FILE sink: writes what is pending once there is enough of it (or `all`). */
 static void drain(ts_json_writer *w, bool all) {

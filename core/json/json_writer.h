@@ -49,6 +49,9 @@ void ts_jw_init_file(ts_json_writer *w, FILE *file, int indent);
  * when everything was written and every container closed. Call once, also after a failure. */
 bool ts_jw_finish(ts_json_writer *w);
 bool ts_jw_failed(const ts_json_writer *w);
+/* Marks the writer failed for an error of the caller's (memory it could not get for what it was
+ * to write): the document is incomplete, and ts_jw_finish says so. */
+void ts_jw_fail(ts_json_writer *w);
 
 void ts_jw_begin_object(ts_json_writer *w);
 void ts_jw_end_object(ts_json_writer *w);
