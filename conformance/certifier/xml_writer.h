@@ -2,7 +2,8 @@
  * escaped text in the caller's order; the writer closes start tags, ends elements and escapes.
  *
  * Owns: its element stack (up to TS_XML_WRITER_MAX_DEPTH names, the caller's strings, which must
- * outlive the element) and, writing to a FILE, a buffer of up to 64 KiB not yet written. Not
+ * outlive the element) and, writing to a FILE, a buffer of what is not yet written (written out
+ * whenever 64 KiB have gathered). Not
  * the sink: the caller's ts_buf or FILE stays the caller's (a FILE is flushed, never closed).
  *
  * Text and attribute values: any bytes, made valid UTF-8 first (U+FFFD, core/json/utf8.h); then

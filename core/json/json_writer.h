@@ -4,7 +4,7 @@
  * certificates and histories that used to spell `{\"key\":` by hand.
  *
  * Owns: its nesting state (up to TS_JSON_WRITER_MAX_DEPTH levels) and, writing to a FILE, a
- * buffer of up to 64 KiB not yet written. Not the sink: the caller's ts_buf or FILE stays the
+ * buffer of what is not yet written (written out whenever 64 KiB have gathered after a value). Not the sink: the caller's ts_buf or FILE stays the
  * caller's (a FILE is flushed by ts_jw_finish, never closed).
  *
  * Strings: any bytes; written as valid UTF-8 (each byte that starts no valid character becomes
