@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/json/codec.h"
-
 static const char *const kind_names[TS_FAILURE_KIND_COUNT] = {"library-defect", "documented", "integration"};
 
 const char *ts_failure_kind_name(ts_failure_kind kind) { return kind < TS_FAILURE_KIND_COUNT ? kind_names[kind] : "?"; }
@@ -130,15 +128,16 @@ bool ts_failure_classes_parse(const char *line, size_t hash, int line_number, ts
     }
 }
 
-void ts_failure_classes_json(ts_buf *b, const ts_failure_classes *c) {
-    ts_buf_append_char(b, '[');
+void ts_failure_classes_json(ts_json_writer *w, const ts_failure_classes *c) {
+    ts_jw_begin_array(w);
     for (size_t i = 0; i < c->count; i++) {
-        ts_buf_appendf(b, "%s{\"kind\":\"%s\",\"where\":", i ? "," : "", ts_failure_kind_name(c->items[i].kind));
-        ts_codec_write_string(b, ts_str_from(c->items[i].where));
-        ts_buf_append_str(b, ",\"finding\":");
-        if (c->items[i].finding) ts_codec_write_string(b, ts_str_from(c->items[i].finding));
-        else ts_buf_append_str(b, "null");
-        ts_buf_append_char(b, '}');
+        ts_jw_begin_object(w);
+        ts_jw_field_string(w, "kind", ts_failure_kind_name(c->items[i].kind));
+        ts_jw_field_string(w, "where", c->items[i].where);
+        ts_jw_key(w, "finding");
+        if (c->items[i].finding) ts_jw_string(w, c->items[i].finding);
+        else ts_jw_null(w);
+        ts_jw_end_object(w);
     }
-    ts_buf_append_char(b, ']');
+    ts_jw_end_array(w);
 }

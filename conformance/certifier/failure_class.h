@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/json/buf.h"
+#include "core/json/json_writer.h"
 
 typedef enum ts_failure_kind {
     TS_FAILURE_LIBRARY_DEFECT,
@@ -50,7 +50,7 @@ bool ts_failure_classes_parse(const char *line, size_t hash, int line_number, ts
                               size_t why_size);
 void ts_failure_classes_free(ts_failure_classes *c);
 
-/* Appends [{"kind":K,"where":W,"finding":F},...] (F null when none) to b. */
-void ts_failure_classes_json(ts_buf *b, const ts_failure_classes *c);
+/* Writes the value [{"kind":K,"where":W,"finding":F},...] (F null when none) with w. */
+void ts_failure_classes_json(ts_json_writer *w, const ts_failure_classes *c);
 
 #endif

@@ -177,11 +177,11 @@ const ts_failure_classes *ts_expected_failures_classes(const ts_expected_failure
     return NULL;
 }
 
-void ts_gate_class_json(ts_buf *b, const ts_expected_failures *e, const char *case_id, const char *rule) {
+void ts_gate_class_json(ts_json_writer *w, const ts_expected_failures *e, const char *case_id, const char *rule) {
     const ts_failure_classes *classes = ts_expected_failures_classes(e, case_id, rule);
     if (!classes) return;
-    ts_buf_append_str(b, ",\"class\":");
-    ts_failure_classes_json(b, classes);
+    ts_jw_key(w, "class");
+    ts_failure_classes_json(w, classes);
 }
 
 enum { MAX_KEYS = 64 };

@@ -77,9 +77,9 @@ bool ts_expected_failures_write(FILE *f, const ts_certification *c, const ts_exp
  * be NULL. Borrowed from e. */
 const ts_failure_classes *ts_expected_failures_classes(const ts_expected_failures *e, const char *case_id, const char *rule);
 
-/* Appends ,"class":[...] (ts_failure_classes_json) to b when an entry of e covering (case_id, rule)
- * has a class annotation; nothing otherwise (e may be NULL). */
-void ts_gate_class_json(ts_buf *b, const ts_expected_failures *e, const char *case_id, const char *rule);
+/* Writes the member "class":[...] (ts_failure_classes_json) into the object w is writing when an
+ * entry of e covering (case_id, rule) has a class annotation; nothing otherwise (e may be NULL). */
+void ts_gate_class_json(ts_json_writer *w, const ts_expected_failures *e, const char *case_id, const char *rule);
 
 /* The failing keys of r (rule ids of Required findings, or the harness outcome), at most max;
  * returns how many. The strings are borrowed from r. */

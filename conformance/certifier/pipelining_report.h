@@ -13,14 +13,15 @@
 #include <stdio.h>
 
 #include "conformance/certifier/run.h"
-#include "core/json/buf.h"
+#include "core/json/json_writer.h"
 
 /* Prints "pipelining: ..." (one line, ending in a newline) when some resume case of c pipelined;
  * nothing otherwise. */
 void ts_pipelining_report_text(FILE *out, const ts_certification *c);
 
-/* Appends ,"pipelining":{"cases":[ID,...],"killSettleMs":N,"settledKillRuns":N,"unsettledKillRuns":N}
- * to b when some resume case of c pipelined; nothing otherwise. */
-void ts_pipelining_report_json(ts_buf *b, const ts_certification *c);
+/* Writes the member "pipelining":{"cases":[ID,...],"killSettleMs":N,"settledKillRuns":N,
+ * "unsettledKillRuns":N} into the object w is writing when some resume case of c pipelined;
+ * nothing otherwise. Errors are w's (json_writer.h). */
+void ts_pipelining_report_json(ts_json_writer *w, const ts_certification *c);
 
 #endif

@@ -1,13 +1,15 @@
-/* report.c — text, JSON and JUnit reports; see report.h. */
+/* report.c — the text report and what the reports share; see report.h (report_json.c writes the
+ * JSON certificate, report_junit.c the JUnit XML). */
 #include "conformance/certifier/report.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "conformance/certifier/pipelining_report.h"
+#include "conformance/certifier/report_internal.h"
 #include "core/json/buf.h"
 #include "core/json/codec.h"
-#include "conformance/certifier/report_internal.h"
+#include "core/json/utf8.h"
 
 static bool failing(const ts_case_result *r) { return r->verdict == TS_VERDICT_FAIL || r->verdict == TS_VERDICT_ERROR; }
 
@@ -42,7 +44,7 @@ static bool rule_applies(const char *rule, const ts_case *c) {
     return strcmp(op, "journal") != 0;
 }
 
-static void rule_counts(const ts_certification *c, const char *rule, size_t *passed, size_t *failed, size_t *skipped) {
+void ts_report_rule_counts(const ts_certification *c, const char *rule, size_t *passed, size_t *failed, size_t *skipped) {
     *passed = *failed = *skipped = 0;
     for (size_t i = 0; i < c->count; i++) {
         const ts_case_result *r = &c->results[i];
@@ -54,12 +56,12 @@ static void rule_counts(const ts_certification *c, const char *rule, size_t *pas
 }
 
 /* A rule passes a level's count when some case judged it and none failed it. */
-static void level_counts(const ts_certification *c, ts_level level, size_t *passed, size_t *judged) {
+void ts_report_level_counts(const ts_certification *c, ts_level level, size_t *passed, size_t *judged) {
     *passed = *judged = 0;
     for (size_t k = 0; k < ts_rule_count; k++) {
         if (ts_rules[k].level != level || !ts_run_rule_selected(c->options, ts_rules[k].id)) continue;
         size_t p, f, s;
-        rule_counts(c, ts_rules[k].id, &p, &f, &s);
+        ts_report_rule_counts(c, ts_rules[k].id, &p, &f, &s);
         if (p + f == 0) continue;
         (*judged)++;
         *passed += f == 0;
@@ -72,54 +74,15 @@ bool ts_report_conformant(const ts_certification *c) {
     return failed == 0 && !c->harness_failure[0] && !c->interrupted;
 }
 
-/* ------------------------------------------------------------------------------ JSON ------- */
-
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 when the byte there starts none. */
-static size_t utf8_sequence(const unsigned char *s, size_t left) {
-    unsigned char c = s[0];
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (n == 0 || n > left) return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80) return 0;
-    if (n == 2 && c < 0xC2) return 0;                                /* overlong */
-    if (n == 3 && c == 0xE0 && s[1] < 0xA0) return 0;                /* overlong */
-    if (n == 3 && c == 0xED && s[1] >= 0xA0) return 0;               /* a surrogate */
-    if (n == 4 && ((c == 0xF0 && s[1] < 0x90) || c > 0xF4 || (c == 0xF4 && s[1] >= 0x90))) return 0;
-    return n;
-}
-
-/* Testee output and excerpts may hold anything: reports carry it as valid UTF-8, each byte
- * that starts no valid character replaced by U+FFFD. */
-void ts_report_valid_utf8(const char *s, size_t len, ts_buf *out) {
-    for (size_t i = 0; i < len;) {
-        size_t n = utf8_sequence((const unsigned char *)s + i, len - i);
-        if (n) {
-            ts_buf_append(out, s + i, n);
-            i += n;
-        } else {
-            ts_buf_append(out, "\xEF\xBF\xBD", 3);
-            i++;
-        }
-    }
-}
-
-static void json_str(ts_buf *b, const char *s) {
-    ts_buf clean;
-    ts_buf_init(&clean);
-    ts_report_valid_utf8(s ? s : "", s ? strlen(s) : 0, &clean);
-    ts_codec_write_string(b, (ts_str){clean.data ? clean.data : "", clean.len});
-    ts_buf_free(&clean);
-}
-
 /* ------------------------------------------------------------------------------ text ------- */
 
 void ts_report_clean_text(ts_buf *out, const char *s, size_t len, bool keep_newlines) {
     ts_buf valid;
     ts_buf_init(&valid);
-    ts_report_valid_utf8(s ? s : "", s ? len : 0, &valid);
+    ts_utf8_append_valid(&valid, s ? s : "", s ? len : 0);
     const unsigned char *p = (const unsigned char *)(valid.data ? valid.data : "");
     for (size_t i = 0; i < valid.len;) {
-        size_t n = utf8_sequence(p + i, valid.len - i);
+        size_t n = ts_utf8_sequence(p + i, valid.len - i);
         unsigned c = p[i];
         unsigned second = n > 1 ? p[i + 1] : 0, third = n > 2 ? p[i + 2] : 0;
         if ((c < 0x20 && c != '\t' && !(c == '\n' && keep_newlines)) || c == 0x7f)
@@ -172,7 +135,7 @@ static void put_clean(FILE *out, const char *s, bool keep_newlines) {
  * U9, "process-crash" when one breaks U11 (other than by a tool re-run, U11 naming U7: that grades
  * the tools, not what survives of the answered actions) or ran without power loss, "power-loss" otherwise;
  * NULL when no resume case was judged. Sums their points into the counts given. */
-static const char *durability_level(const ts_certification *c, const char **nemesis, long counts[5]) {
+const char *ts_report_durability(const ts_certification *c, const char **nemesis, long counts[5]) {
     bool any = false, u9 = false, u11 = false, all_power = true;
     *nemesis = NULL;
     for (int k = 0; k < 5; k++) counts[k] = 0;
@@ -285,24 +248,25 @@ static void text_run_lines(FILE *out, const ts_certification *c) {
     }
 }
 
-void ts_report_text_summary(FILE *out, const ts_certification *c, const ts_report_context *ctx) {
-    size_t apart = 0, expected = 0;
-    for (size_t i = 0; i < c->count; i++) {
-        apart += c->results[i].apart != NULL;
-        expected += c->results[i].expected;
-    }
+/* The rule table: every selected rule some case that ran is judged on. */
+static void text_rule_table(FILE *out, const ts_certification *c) {
     fprintf(out, "\nrule  level        passed  failed  skipped  what\n");
     for (size_t k = 0; k < ts_rule_count; k++) {
         const ts_rule_info *info = &ts_rules[k];
         if (!ts_run_rule_selected(c->options, info->id)) continue;
         size_t p, f, s;
-        rule_counts(c, info->id, &p, &f, &s);
+        ts_report_rule_counts(c, info->id, &p, &f, &s);
         bool applies = false; /* only rules some case that ran is judged on */
         for (size_t i = 0; i < c->count && !applies; i++) applies = !c->results[i].apart && rule_applies(info->id, c->results[i].c);
         if (!applies) continue;
         fprintf(out, "%-5s %-12s %6zu  %6zu  %7zu  %s\n", info->id,
                 info->level == TS_LEVEL_REQUIRED ? "Required" : "Recommended", p, f, s, info->title);
     }
+}
+
+/* The cases --platform set apart, or (without it) how many a .NET testee could not represent;
+ * then reference equivalence, where a golden answer can mean something. */
+static void text_notes(FILE *out, const ts_certification *c, size_t apart) {
     if (apart) {
         size_t apart_failed = 0;
         for (size_t i = 0; i < c->count; i++) apart_failed += c->results[i].apart && failing(&c->results[i]);
@@ -325,41 +289,50 @@ void ts_report_text_summary(FILE *out, const ts_certification *c, const ts_repor
     }
     if (judged) /* only where a golden answer can mean something */
         fprintf(out, "\nreference equivalence: %zu of %zu answers equal the golden answer\n", equal, judged);
+}
+
+/* "verdict: ...": the run's, with the levels' rule counts and the cases that pass. */
+static void text_verdict(FILE *out, const ts_certification *c, const ts_report_context *ctx, size_t apart, size_t expected) {
     size_t passed, failed, skipped, errors;
     ts_certification_counts(c, &passed, &failed, &skipped, &errors);
-    double rate = c->seconds > 0 ? (double)c->count / c->seconds : 0.0; /* a kill sweep runs below 1 case/s */
-    fprintf(out, "%zu cases in %.2f s (%.*f cases/s), %d testee restarts, %zu harness errors\n", c->count, c->seconds,
-            rate < 10 ? 2 : 0, rate, c->restarts, errors);
-    text_run_lines(out, c);
     size_t req_pass, req_all, rec_pass, rec_all;
-    level_counts(c, TS_LEVEL_REQUIRED, &req_pass, &req_all);
-    level_counts(c, TS_LEVEL_RECOMMENDED, &rec_pass, &rec_all);
+    ts_report_level_counts(c, TS_LEVEL_REQUIRED, &req_pass, &req_all);
+    ts_report_level_counts(c, TS_LEVEL_RECOMMENDED, &rec_pass, &rec_all);
     size_t undecided = ts_certification_undecided(c);
-    if (c->harness_failure[0]) fprintf(out, "verdict: NOT CERTIFIED: the run stopped: %s\n", c->harness_failure);
-    else
-        fprintf(out, "verdict: %s: Required rules %zu of %zu pass, Recommended %zu of %zu; cases %zu of %zu pass",
-                c->interrupted ? "INCOMPLETE (no verdict: the run was interrupted)" : !ts_report_conformant(c) ? "NOT CONFORMANT"
-                : undecided ? "UNDECIDED" : "CONFORMANT", req_pass, req_all,
-                rec_pass, rec_all, passed, c->count - apart - skipped);
-    if (!c->harness_failure[0] && undecided)
-        fprintf(out, ", %zu undecided within the judging budget (neither passed nor failed)", undecided);
-    if (!c->harness_failure[0]) fprintf(out, ctx && ctx->gate ? " (%zu fail as expected)\n" : "\n", expected);
+    if (c->harness_failure[0]) {
+        fprintf(out, "verdict: NOT CERTIFIED: the run stopped: %s\n", c->harness_failure);
+        return;
+    }
+    fprintf(out, "verdict: %s: Required rules %zu of %zu pass, Recommended %zu of %zu; cases %zu of %zu pass",
+            c->interrupted ? "INCOMPLETE (no verdict: the run was interrupted)" : !ts_report_conformant(c) ? "NOT CONFORMANT"
+            : undecided ? "UNDECIDED" : "CONFORMANT", req_pass, req_all,
+            rec_pass, rec_all, passed, c->count - apart - skipped);
+    if (undecided) fprintf(out, ", %zu undecided within the judging budget (neither passed nor failed)", undecided);
+    fprintf(out, ctx && ctx->gate ? " (%zu fail as expected)\n" : "\n", expected);
+}
+
+/* "durability: ...": the level the resume cases show, the testee's claim, the nemesis's points. */
+static void text_durability(FILE *out, const ts_certification *c) {
     const char *nemesis;
     long points[5];
-    const char *level = durability_level(c, &nemesis, points);
-    if (level && !c->harness_failure[0]) {
-        fprintf(out, "durability: %s", level);
-        if (c->testee_durability) {
-            fputs(" (claimed: ", out);
-            put_clean(out, c->testee_durability, false);
-            fputc(')', out);
-        }
-        fprintf(out, "; nemesis %s: %ld protocol and %ld store points, %ld kill runs (%ld merged as the same experiment)",
-                nemesis, points[0], points[1], points[2], points[3]);
-        if (points[4]) fprintf(out, ", %ld power losses not made", points[4]);
-        fputc('\n', out);
+    const char *level = ts_report_durability(c, &nemesis, points);
+    if (!level || c->harness_failure[0]) return;
+    fprintf(out, "durability: %s", level);
+    if (c->testee_durability) {
+        fputs(" (claimed: ", out);
+        put_clean(out, c->testee_durability, false);
+        fputc(')', out);
     }
-    if (!c->harness_failure[0]) ts_pipelining_report_text(out, c);
+    fprintf(out, "; nemesis %s: %ld protocol and %ld store points, %ld kill runs (%ld merged as the same experiment)",
+            nemesis, points[0], points[1], points[2], points[3]);
+    if (points[4]) fprintf(out, ", %ld power losses not made", points[4]);
+    fputc('\n', out);
+}
+
+/* The gate's counts and the closing line "N passed, N failed, N skipped". */
+static void text_closing(FILE *out, const ts_certification *c, const ts_report_context *ctx) {
+    size_t passed, failed, skipped, errors;
+    ts_certification_counts(c, &passed, &failed, &skipped, &errors);
     if (ctx && ctx->gate_text && *ctx->gate_text) fputs(ctx->gate_text, out);
     if (ctx && ctx->gate) {
         const ts_gate_counts *g = ctx->gate;
@@ -372,8 +345,29 @@ void ts_report_text_summary(FILE *out, const ts_certification *c, const ts_repor
     } else {
         fprintf(out, "%zu passed, %zu failed, %zu skipped", passed, failed, skipped);
     }
+    size_t undecided = ts_certification_undecided(c);
     if (undecided) fprintf(out, ", %zu undecided", undecided);
     fputc('\n', out);
+}
+
+void ts_report_text_summary(FILE *out, const ts_certification *c, const ts_report_context *ctx) {
+    size_t apart = 0, expected = 0;
+    for (size_t i = 0; i < c->count; i++) {
+        apart += c->results[i].apart != NULL;
+        expected += c->results[i].expected;
+    }
+    text_rule_table(out, c);
+    text_notes(out, c, apart);
+    size_t passed, failed, skipped, errors;
+    ts_certification_counts(c, &passed, &failed, &skipped, &errors);
+    double rate = c->seconds > 0 ? (double)c->count / c->seconds : 0.0; /* a kill sweep runs below 1 case/s */
+    fprintf(out, "%zu cases in %.2f s (%.*f cases/s), %d testee restarts, %zu harness errors\n", c->count, c->seconds,
+            rate < 10 ? 2 : 0, rate, c->restarts, errors);
+    text_run_lines(out, c);
+    text_verdict(out, c, ctx, apart, expected);
+    text_durability(out, c);
+    if (!c->harness_failure[0]) ts_pipelining_report_text(out, c);
+    text_closing(out, c, ctx);
 }
 
 void ts_report_text(FILE *out, const ts_certification *c, const ts_report_context *ctx, bool verbose) {
@@ -399,186 +393,4 @@ void ts_report_portable_command(ts_buf *b, const char *command) {
         p = end;
         while (*p == ' ') ts_buf_append_char(b, *p++);
     }
-}
-
-static bool write_out(FILE *out, ts_buf *b) {
-    bool ok = !b->failed && fwrite(b->data, 1, b->len, out) == b->len && fflush(out) == 0;
-    ts_buf_free(b);
-    return ok;
-}
-
-/* A shard's place, and the options that must be the same in every shard of one run (the merge
- * compares them: shard_merge.h). */
-static void json_shard(ts_buf *b, const ts_certification *c) {
-    const ts_run_options *o = c->options;
-    ts_buf_appendf(b, ",\"shard\":{\"index\":%d,\"count\":%d,\"selected\":%zu,\"options\":{\"cases\":[", o->shard_index,
-                   o->shard_count, c->selected);
-    for (size_t i = 0; i < o->glob_count; i++) {
-        if (i) ts_buf_append_char(b, ',');
-        json_str(b, o->case_globs[i]);
-    }
-    ts_buf_appendf(b, "],\"repeat\":%s,\"killPoints\":%ld,\"killAt\":%ld,\"nemesis\":%d,\"exactPoints\":%s,\"crashState\":",
-                   o->repeat ? "true" : "false", o->kill_points, o->kill_at, (int)o->nemesis, o->exact_points ? "true" : "false");
-    json_str(b, o->crash_state ? o->crash_state : "");
-    ts_buf_append_str(b, "}}");
-}
-
-bool ts_report_json(FILE *out, const ts_certification *c, const ts_report_context *ctx) {
-    ts_buf b;
-    ts_buf_init(&b);
-    size_t passed, failed, skipped, errors;
-    ts_certification_counts(c, &passed, &failed, &skipped, &errors);
-    ts_buf_append_str(&b, "{\"format\":\"turnstile-certification\",\"version\":1,\"verdict\":");
-    json_str(&b, ts_report_verdict(c));
-    if (c->harness_failure[0]) {
-        ts_buf_append_str(&b, ",\"harnessFailure\":");
-        json_str(&b, c->harness_failure);
-    }
-    if (c->interrupted) { /* a partial certificate: what was decided, and what was in flight */
-        ts_buf_appendf(&b, ",\"incomplete\":true,\"interruptedBy\":%d,\"inFlight\":[", c->interrupted);
-        for (size_t i = 0; i < c->in_flight_count; i++) {
-            if (i) ts_buf_append_char(&b, ',');
-            json_str(&b, c->in_flight[i]->id);
-        }
-        ts_buf_appendf(&b, "],\"notRun\":%zu", c->not_run);
-    }
-    if (c->options->shard_count > 1) json_shard(&b, c);
-    ts_buf_append_str(&b, ",\"date\":");
-    json_str(&b, c->date);
-    ts_buf_append_str(&b, ",\"turnstile\":{\"version\":");
-    json_str(&b, c->turnstile_version ? c->turnstile_version : "");
-    ts_buf_append_str(&b, ",\"commit\":");
-    json_str(&b, c->turnstile_commit ? c->turnstile_commit : "unknown");
-    ts_buf_append_str(&b, "},\"testee\":{\"name\":");
-    json_str(&b, c->testee_name ? c->testee_name : "");
-    ts_buf_append_str(&b, ",\"version\":");
-    json_str(&b, c->testee_version ? c->testee_version : "");
-    ts_buf_append_str(&b, ",\"command\":");
-    ts_buf command;
-    ts_buf_init(&command);
-    ts_report_portable_command(&command, c->testee);
-    json_str(&b, command.data ? command.data : "");
-    ts_buf_free(&command);
-    if (c->testee_durability) {
-        ts_buf_append_str(&b, ",\"durability\":");
-        json_str(&b, c->testee_durability);
-    }
-    ts_pipelining_report_json(&b, c);
-    ts_buf_appendf(&b, ",\"restarts\":%d,\"processes\":{\"started\":%ld,\"pooled\":%ld,\"forked\":%ld}}", c->restarts,
-                   c->execs, c->pooled, c->forked);
-    const char *nemesis;
-    long points[5];
-    const char *level = durability_level(c, &nemesis, points);
-    if (level) {
-        ts_buf_append_str(&b, ",\"durability\":{\"level\":");
-        json_str(&b, level);
-        ts_buf_append_str(&b, ",\"nemesis\":");
-        json_str(&b, nemesis);
-        ts_buf_appendf(&b, ",\"protocolPoints\":%ld,\"storePoints\":%ld,\"killRuns\":%ld,\"merged\":%ld,\"powerLossNotMade\":%ld}",
-                       points[0], points[1], points[2], points[3], points[4]);
-    }
-    ts_buf_append_str(&b, ",\"suite\":{\"version\":");
-    json_str(&b, c->suite ? c->suite->version : "");
-    ts_buf_append_str(&b, ",\"sha256\":");
-    json_str(&b, c->suite ? c->suite->hash : "");
-    ts_buf_append_str(&b, ",\"source\":");
-    json_str(&b, c->suite && strcmp(c->suite->root, "built-in") == 0 ? "built-in" : "directory");
-    ts_buf_appendf(&b, ",\"cases\":%zu}", c->suite ? c->suite->count : 0);
-    ts_buf_append_str(&b, ",\"platform\":");
-    if (c->options->platform) json_str(&b, c->options->platform);
-    else ts_buf_append_str(&b, "null");
-    ts_buf_append_str(&b, ",\"levels\":{");
-    for (int level = 0; level < 2; level++) {
-        size_t p, all;
-        level_counts(c, level ? TS_LEVEL_RECOMMENDED : TS_LEVEL_REQUIRED, &p, &all);
-        ts_buf_appendf(&b, "%s\"%s\":{\"rulesPassed\":%zu,\"rulesJudged\":%zu}", level ? "," : "",
-                       level ? "Recommended" : "Required", p, all);
-    }
-    ts_buf_append_char(&b, '}');
-    ts_buf_append_str(&b, ",\"rules\":[");
-    bool first = true;
-    for (size_t k = 0; k < ts_rule_count; k++) {
-        if (!ts_run_rule_selected(c->options, ts_rules[k].id)) continue;
-        size_t p, f, s;
-        rule_counts(c, ts_rules[k].id, &p, &f, &s);
-        ts_buf_append_str(&b, first ? "{\"id\":" : ",{\"id\":");
-        first = false;
-        json_str(&b, ts_rules[k].id);
-        ts_buf_appendf(&b, ",\"level\":\"%s\",\"title\":", ts_rules[k].level == TS_LEVEL_REQUIRED ? "Required" : "Recommended");
-        json_str(&b, ts_rules[k].title);
-        ts_buf_appendf(&b, ",\"passed\":%zu,\"failed\":%zu,\"skipped\":%zu}", p, f, s);
-    }
-    ts_buf_append_str(&b, "],\"cases\":[");
-    for (size_t i = 0; i < c->count; i++) {
-        const ts_case_result *r = &c->results[i];
-        ts_buf_append_str(&b, i ? ",{\"id\":" : "{\"id\":");
-        json_str(&b, r->c->id);
-        ts_buf_append_str(&b, ",\"op\":");
-        json_str(&b, r->c->op);
-        ts_buf_append_str(&b, ",\"rules\":[");
-        for (size_t k = 0; k < r->c->rule_count; k++) {
-            if (k) ts_buf_append_char(&b, ',');
-            json_str(&b, r->c->rules[k]);
-        }
-        ts_buf_appendf(&b, "],\"verdict\":\"%s\",\"outcome\":", ts_verdict_name(r->verdict));
-        json_str(&b, r->outcome);
-        if (r->detail[0]) {
-            ts_buf_append_str(&b, ",\"detail\":");
-            json_str(&b, r->detail);
-        }
-        ts_buf_append_str(&b, ",\"findings\":[");
-        for (size_t k = 0; k < r->findings.count; k++) {
-            const ts_rule_info *info = ts_rule_find(r->findings.items[k].rule);
-            ts_buf_append_str(&b, k ? ",{\"rule\":" : "{\"rule\":");
-            json_str(&b, r->findings.items[k].rule);
-            ts_buf_appendf(&b, ",\"level\":\"%s\",\"message\":",
-                           info && info->level == TS_LEVEL_RECOMMENDED ? "Recommended" : "Required");
-            json_str(&b, r->findings.items[k].message);
-            ts_gate_class_json(&b, ctx ? ctx->expected : NULL, r->c->id, r->findings.items[k].rule);
-            ts_buf_append_char(&b, '}');
-        }
-        ts_buf_append_char(&b, ']');
-        if (r->findings.suppressed) ts_buf_appendf(&b, ",\"moreFindings\":%zu", r->findings.suppressed);
-        ts_buf_appendf(&b, ",\"seconds\":%.3f", r->seconds);
-        if (r->equivalent >= 0) ts_buf_appendf(&b, ",\"equivalent\":%s", r->equivalent ? "true" : "false");
-        if (r->expected) ts_buf_append_str(&b, ",\"expectedFailure\":true");
-        if (r->apart) {
-            ts_buf_append_str(&b, ",\"apart\":");
-            json_str(&b, r->apart);
-        }
-        if (r->c->tag_count) {
-            ts_buf_append_str(&b, ",\"tags\":[");
-            for (size_t k = 0; k < r->c->tag_count; k++) {
-                if (k) ts_buf_append_char(&b, ',');
-                json_str(&b, r->c->tags[k]);
-            }
-            ts_buf_append_char(&b, ']');
-        }
-        if (r->equivalent == 0) {
-            ts_buf_append_str(&b, ",\"difference\":");
-            json_str(&b, r->diff);
-        }
-        if (r->stderr_tail) {
-            ts_buf_append_str(&b, ",\"stderr\":");
-            json_str(&b, r->stderr_tail);
-        }
-        if (r->answer && strcmp(r->c->op, "resume") == 0) { /* the recorded history (JSON), which replays */
-            ts_buf_append_str(&b, ",\"history\":");
-            ts_buf_append_str(&b, r->answer);
-        }
-        ts_buf_append_char(&b, '}');
-    }
-    size_t apart = 0;
-    for (size_t i = 0; i < c->count; i++) apart += c->results[i].apart != NULL;
-    ts_buf_appendf(&b, "],\"summary\":{\"cases\":%zu,\"passed\":%zu,\"failed\":%zu,\"skipped\":%zu,\"errors\":%zu,"
-                       "\"undecided\":%zu,\"apart\":%zu,\"seconds\":%.3f}",
-                   c->count, passed, failed, skipped, errors, ts_certification_undecided(c), apart, c->seconds);
-    if (ctx && ctx->gate) {
-        ts_buf_appendf(&b, ",\"gate\":{\"passed\":%s,\"expectedFailures\":%zu,\"newFailures\":%zu,\"unexpectedPasses\":%zu,"
-                           "\"staleEntries\":%zu}",
-                       ctx->gate->new_failures + ctx->gate->unexpected_passes + ctx->gate->stale ? "false" : "true",
-                       ctx->gate->expected, ctx->gate->new_failures, ctx->gate->unexpected_passes, ctx->gate->stale);
-    }
-    ts_buf_append_str(&b, "}\n");
-    return write_out(out, &b);
 }

@@ -12,6 +12,7 @@
 #include "conformance/checkers/merge/checks.h"
 #include "conformance/checkers/resume/resume_checks.h"
 #include "core/json/codec.h"
+#include "core/json/json_writer.h"
 
 enum { KEPT_FAILING_RUNS = 3 };
 
@@ -21,7 +22,9 @@ struct ts_resume_sweep {
     ts_resume_judge *judge;
     ts_resume_plans facts;   /* of the uninterrupted run (its plans not kept) */
     ts_buf text;             /* the history: {"format"..., "runs":[ so far */
+    ts_json_writer history_writer; /* writes text */
     ts_buf failing;          /* [{"point":P,...,"rules":[...]}...]: every failing kill run */
+    ts_json_writer failing_writer; /* writes failing, its array open until the history closes */
     ts_buf warnings;         /* the observer's, merged run after run */
     long kept, omitted, passing, runs, unreached;
     long unmade;             /* power-loss runs whose crash state could not be made */
@@ -94,7 +97,10 @@ ts_resume_sweep *ts_resume_sweep_new(const ts_case *c, const ts_run_options *opt
         s->options = options;
         ts_resume_judge_claim(s->judge, options->durability);
         ts_buf_init(&s->text);
+        ts_jw_init_buf(&s->history_writer, &s->text, 0);
         ts_buf_init(&s->failing);
+        ts_jw_init_buf(&s->failing_writer, &s->failing, 0);
+        ts_jw_begin_array(&s->failing_writer);
         ts_buf_init(&s->warnings);
         ts_findings_init(&s->all);
         return s;
@@ -136,10 +142,14 @@ bool ts_resume_sweep_first(ts_resume_sweep *s, const ts_resume_run *run, const t
     s->facts = *plans;
     s->facts.plans = NULL;
     s->history = true;
-    ts_buf_append_str(&s->text, "{\"format\":\"turnstile-resume-history\",\"version\":1,\"case\":");
-    ts_codec_write_string(&s->text, ts_str_from(s->c->id));
-    ts_buf_append_str(&s->text, ",\"runs\":[");
-    ts_buf_append(&s->text, run->text.data ? run->text.data : "", run->text.len);
+    ts_json_writer *h = &s->history_writer;
+    ts_jw_begin_object(h);
+    ts_jw_field_string(h, "format", "turnstile-resume-history");
+    ts_jw_field_int(h, "version", 1);
+    ts_jw_field_string(h, "case", s->c->id);
+    ts_jw_key(h, "runs");
+    ts_jw_begin_array(h);
+    ts_jw_raw(h, run->text.data ? run->text.data : "", run->text.len); /* a run's record: JSON already */
     if (run->outcome.aborted) { /* the uninterrupted run drew a harness verdict: an error of the case */
         r->verdict = TS_VERDICT_ERROR;
         r->outcome = run->outcome.outcome;
@@ -159,19 +169,19 @@ bool ts_resume_sweep_first(ts_resume_sweep *s, const ts_resume_run *run, const t
 
 /* One failing kill run in the history's summary: its point (and crash state) and the rules its
  * findings break (a U9 or U11 finding's named rule rather than U9 itself). */
-static void append_failing(ts_buf *out, const ts_kill_plan *plan, const ts_findings *local) {
-    ts_buf_appendf(out, "%s{\"point\":%ld", out->len ? "," : "", plan->point);
-    if (plan->crash_state[0]) {
-        ts_buf_append_str(out, ",\"crashState\":");
-        ts_codec_write_string(out, ts_str_from(plan->crash_state));
-    }
-    ts_buf_append_str(out, ",\"rules\":[");
-    for (size_t k = 0, written = 0; k < local->count; k++) {
+static void append_failing(ts_json_writer *w, const ts_kill_plan *plan, const ts_findings *local) {
+    ts_jw_begin_object(w);
+    ts_jw_field_int(w, "point", plan->point);
+    if (plan->crash_state[0]) ts_jw_field_string(w, "crashState", plan->crash_state);
+    ts_jw_key(w, "rules");
+    ts_jw_begin_array(w);
+    for (size_t k = 0; k < local->count; k++) {
         bool seen = false;
         for (size_t i = 0; i < k; i++) seen |= local->items[i].named == local->items[k].named;
-        if (!seen) ts_buf_appendf(out, "%s\"%s\"", written++ ? "," : "", local->items[k].named);
+        if (!seen) ts_jw_string(w, local->items[k].named);
     }
-    ts_buf_append_str(out, "]}");
+    ts_jw_end_array(w);
+    ts_jw_end_object(w);
 }
 
 bool ts_resume_sweep_kill(ts_resume_sweep *s, size_t index, const ts_kill_plan *plan, const ts_resume_run *run,
@@ -199,15 +209,14 @@ bool ts_resume_sweep_kill(ts_resume_sweep *s, size_t index, const ts_kill_plan *
     s->runs++;
     s->unreached += run->kill_point == 0;
     if (local.count && s->kept < KEPT_FAILING_RUNS) {
-        ts_buf_append_char(&s->text, ',');
-        ts_buf_append(&s->text, run->text.data ? run->text.data : "", run->text.len);
+        ts_jw_raw(&s->history_writer, run->text.data ? run->text.data : "", run->text.len);
         s->kept++;
     } else if (local.count) {
         s->omitted++;
     } else {
         s->passing++;
     }
-    if (local.count) append_failing(&s->failing, plan, &local);
+    if (local.count) append_failing(&s->failing_writer, plan, &local);
     note_pipelining(s, run);
     char note[200] = "";
     if (run->unsettled_kill)
@@ -223,39 +232,49 @@ bool ts_resume_sweep_kill(ts_resume_sweep *s, size_t index, const ts_kill_plan *
     return true;
 }
 
-/* The history's summary after its runs: the sweep's size and the faults it used. */
-static void close_history(ts_resume_sweep *s) {
+/* The history's summary after its runs: the sweep's size and the faults it used. False when the
+ * history could not be written (out of memory). */
+static bool close_history(ts_resume_sweep *s) {
     const ts_resume_plans *f = &s->facts;
-    ts_buf *h = &s->text;
-    ts_buf_appendf(h, "],\"killPoints\":%ld,\"passingRunsOmitted\":%ld,\"failingRunsOmitted\":%ld,", s->runs, s->passing,
-                   s->omitted);
-    ts_buf_appendf(h, "\"points\":{\"protocol\":%ld,\"store\":%ld,\"storeOperations\":%lu,\"killRuns\":%zu,\"merged\":%zu,"
-                      "\"notReached\":%ld,\"powerLossNotMade\":%ld},", f->protocol, f->store, (unsigned long)f->operations,
-                   f->count, f->merged, s->unreached, s->unmade);
-    if (s->unmade) {
-        ts_buf_append_str(h, "\"powerLossNotMadeBecause\":");
-        ts_codec_write_string(h, ts_str_from(s->unmade_why));
-        ts_buf_append_char(h, ',');
-    }
-    ts_buf_appendf(h, "\"nemesis\":\"%s\",", f->power_loss ? "power-loss" : f->observing ? "store" : "protocol");
-    if (s->options->durability) {
-        ts_buf_append_str(h, "\"durability\":");
-        ts_codec_write_string(h, ts_str_from(s->options->durability));
-        ts_buf_append_char(h, ',');
-    }
+    ts_json_writer *h = &s->history_writer;
+    ts_jw_end_array(h); /* the runs */
+    ts_jw_field_int(h, "killPoints", s->runs);
+    ts_jw_field_int(h, "passingRunsOmitted", s->passing);
+    ts_jw_field_int(h, "failingRunsOmitted", s->omitted);
+    ts_jw_key(h, "points");
+    ts_jw_begin_object(h);
+    ts_jw_field_int(h, "protocol", f->protocol);
+    ts_jw_field_int(h, "store", f->store);
+    ts_jw_field_uint(h, "storeOperations", (unsigned long)f->operations);
+    ts_jw_field_uint(h, "killRuns", f->count);
+    ts_jw_field_uint(h, "merged", f->merged);
+    ts_jw_field_int(h, "notReached", s->unreached);
+    ts_jw_field_int(h, "powerLossNotMade", s->unmade);
+    ts_jw_end_object(h);
+    if (s->unmade) ts_jw_field_string(h, "powerLossNotMadeBecause", s->unmade_why);
+    ts_jw_field_string(h, "nemesis", f->power_loss ? "power-loss" : f->observing ? "store" : "protocol");
+    if (s->options->durability) ts_jw_field_string(h, "durability", s->options->durability);
     if (s->warnings.len) {
-        ts_buf_append_str(h, "\"observerWarnings\":");
-        ts_codec_write_string(h, (ts_str){s->warnings.data, s->warnings.len});
-        ts_buf_append_char(h, ',');
+        ts_jw_key(h, "observerWarnings");
+        ts_jw_string_len(h, s->warnings.data, s->warnings.len);
     }
     const ts_case_pipelining *p = &s->pipelining;
-    if (p->lines)
-        ts_buf_appendf(h, "\"pipelining\":{\"lines\":%ld,\"slowestStepMs\":%.1f,\"killSettleMs\":%ld,\"settledKillRuns\":%ld,"
-                          "\"unsettledKillRuns\":%ld},", p->lines, p->slowest_step_seconds * 1000, p->kill_settle_ms,
-                       p->settled_kills, s->unsettled);
-    ts_buf_append_str(h, "\"failingKillPoints\":[");
-    ts_buf_append(h, s->failing.data ? s->failing.data : "", s->failing.len);
-    ts_buf_append_str(h, "]}");
+    if (p->lines) {
+        ts_jw_key(h, "pipelining");
+        ts_jw_begin_object(h);
+        ts_jw_field_int(h, "lines", p->lines);
+        ts_jw_field_fixed(h, "slowestStepMs", p->slowest_step_seconds * 1000, 1);
+        ts_jw_field_int(h, "killSettleMs", p->kill_settle_ms);
+        ts_jw_field_int(h, "settledKillRuns", p->settled_kills);
+        ts_jw_field_int(h, "unsettledKillRuns", s->unsettled);
+        ts_jw_end_object(h);
+    }
+    ts_jw_end_array(&s->failing_writer);
+    if (!ts_jw_finish(&s->failing_writer)) ts_jw_fail(h);
+    ts_jw_key(h, "failingKillPoints");
+    ts_jw_raw(h, s->failing.data ? s->failing.data : "[]", s->failing.data ? s->failing.len : 2);
+    ts_jw_end_object(h);
+    return ts_jw_finish(h);
 }
 
 static void verdict_from_findings(ts_case_result *r) {
@@ -273,8 +292,7 @@ void ts_resume_sweep_finish(ts_resume_sweep *s, ts_case_result *r) {
             snprintf(r->detail, sizeof r->detail, "in kill run %ld (of %zu): %.300s", s->runs + 1, s->facts.count,
                      s->limit_detail);
         }
-        close_history(s);
-        r->answer = s->text.failed ? NULL : strdup(s->text.data);
+        r->answer = close_history(s) ? strdup(s->text.data) : NULL;
         keep_selected(&s->all, s->options, &r->findings);
         verdict_from_findings(r);
     }
