@@ -35,8 +35,10 @@ bool ts_fstrace_is_mapped(const ts_fstrace *t, ts_inode ino) {
  * tracer per process) then numbered their records apart, and a power loss planned on one was
  * not found on the other. */
 void ts_fstrace_forget_mapped(ts_fstrace *t, ts_inode ino) {
-    for (size_t i = 0; i < t->mapped_count; i++)
+    for (size_t i = 0; i < t->mapped_count;) {
         if (t->mapped[i].dev == ino.dev && t->mapped[i].ino == ino.ino) t->mapped[i] = t->mapped[--t->mapped_count];
+        else i++; /* a match takes the last entry into slot i, which is looked at next */
+    }
 }
 
 #if defined(__x86_64__)
