@@ -9,9 +9,9 @@
 #   jobs1-cold   --jobs 1 --warm off   one testee, a new process per start (the peer)
 #   jobs2-cold   --jobs 2 --warm off
 #   jobs1-pool   --jobs 1 --warm pool  the next process started while the current one works
-#   jobs2-pool   --jobs 2 --warm pool  (the default)
+#   jobs2-pool   --jobs 2 --warm pool  (the default for a testee that cannot fork)
 #   jobs1-fork   --jobs 1 --warm fork  a fork server forks each start
-#   jobs2-fork   --jobs 2 --warm fork
+#   jobs2-fork   --jobs 2 --warm fork  (the default for one that can: both here)
 # and prints, from RUNS runs each (medians; ci/bench/measure.py: wall clock, and CPU seconds of
 # the certifier and every process it started), kill runs per wall second and per CPU second, and
 # the speed-up in wall time over jobs1-cold measured in the same run. On a shared machine the CPU

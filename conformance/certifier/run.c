@@ -349,15 +349,13 @@ static void serve_jobs(run_state *st, double seconds) {
         snprintf(st->out->harness_failure, sizeof st->out->harness_failure, "%.290s", failure);
 }
 
-/* auto is the pool, whatever hello says: speed_test.sh proves the pool equivalent to a cold
- * start on the reference, a mutant and the Python kit, and the fork server on the kit, but a
- * forked instance of the reference over its stores misses some of the crash states a cold or
- * pooled process offers under the power-loss nemesis (DESIGN.md, warm starts), so a fork
- * server is asked for only by --warm fork until that is understood. */
+/* auto is the fork server for a testee whose hello says "fork": true, the pool otherwise.
+ * speed_test.sh proves both equivalent to a cold start on the reference, a mutant and the
+ * Python kit; the forked reference's missing crash states under the power-loss nemesis
+ * (DESIGN.md, warm starts) were an instance armed one operation late, fixed in the observer. */
 static ts_testee_warm warm_for(const ts_run_options *options, const ts_certification *out) {
-    (void)out;
     if (options->warm != TS_RUN_WARM_AUTO) return (ts_testee_warm)options->warm;
-    return TS_WARM_POOL;
+    return out->testee_forks ? TS_WARM_FORK : TS_WARM_POOL;
 }
 
 /* One case, on this process's testee. */

@@ -71,8 +71,8 @@ typedef struct ts_run_options {
     const char *crash_state;  /* with kill_at: the power-loss state to write there (--crash-state) */
     bool exact_points;        /* every point its own kill run, none merged (--exact-points) */
     const char *durability;   /* what the testee's hello claims ("power-loss", "process-crash"), or NULL */
-    /* Warm starts for the resume runs' restarts (testee.h): TS_RUN_WARM_AUTO the pool (run.c says
-     * why not a fork server yet); or one ts_testee_warm. */
+    /* Warm starts for the resume runs' restarts (testee.h): TS_RUN_WARM_AUTO a fork server when
+     * hello says "fork": true, else the pool (run.c); or one ts_testee_warm. */
     int warm;
     int jobs;                 /* resume runs on this many testees at once (worker processes); <= 1: one */
     int shard_index, shard_count; /* --shard K/N: only the cases dealt to shard K of N (1-based); 0: all */

@@ -30,12 +30,12 @@ void fs_image_free(fs_image *img) {
     fs_image_init(img);
 }
 
-static size_t node_new(fs_image *img, fs_node_type type, ts_inode id) {
+static size_t node_new(fs_image *img, fs_node_type type, ts_inode id, uint32_t gen) {
     if (!ts_grow_array((void **)&img->nodes, &img->node_cap, img->node_count, sizeof *img->nodes)) {
         img->failed = true;
         return SIZE_MAX;
     }
-    img->nodes[img->node_count] = (fs_node){.id = id, .type = type};
+    img->nodes[img->node_count] = (fs_node){.id = id, .gen = gen, .type = type};
     return img->node_count++;
 }
 
@@ -82,9 +82,9 @@ fail:
     return false;
 }
 
-size_t fs_image_find(const fs_image *img, ts_inode id) {
+size_t fs_image_find(const fs_image *img, ts_inode id, uint32_t gen) {
     for (size_t i = img->node_count; i-- > 0;)
-        if (img->nodes[i].id.ino == id.ino && img->nodes[i].id.dev == id.dev) return i;
+        if (img->nodes[i].id.ino == id.ino && img->nodes[i].id.dev == id.dev && img->nodes[i].gen == gen) return i;
     return SIZE_MAX;
 }
 
@@ -117,19 +117,19 @@ static void entry_set(fs_image *img, size_t dir, const char *name, size_t node) 
 }
 
 /* The directory node for inode id, or SIZE_MAX when the image has none (its making was lost). */
-static size_t dir_of(const fs_image *img, ts_inode id) {
-    size_t d = fs_image_find(img, id);
+static size_t dir_of(const fs_image *img, ts_inode id, uint32_t gen) {
+    size_t d = fs_image_find(img, id, gen);
     return d != SIZE_MAX && img->nodes[d].type == FS_DIR ? d : SIZE_MAX;
 }
 
 /* The file node for inode id; one is made (nameless) when the image has none. */
-static size_t file_of(fs_image *img, ts_inode id) {
-    size_t n = fs_image_find(img, id);
-    return n != SIZE_MAX ? n : node_new(img, FS_FILE, id);
+static size_t file_of(fs_image *img, ts_inode id, uint32_t gen) {
+    size_t n = fs_image_find(img, id, gen);
+    return n != SIZE_MAX ? n : node_new(img, FS_FILE, id, gen);
 }
 
-static void apply_rename(fs_image *img, const ts_fsop *op) {
-    size_t from = dir_of(img, op->dir), to = dir_of(img, op->dir2);
+static void apply_rename(fs_image *img, const ts_fsop *op, const fs_gens *gens) {
+    size_t from = dir_of(img, op->dir, gens->dir), to = dir_of(img, op->dir2, gens->dir2);
     const char *from_name = ts_fsop_leaf(op->path), *to_name = ts_fsop_leaf(op->path2);
     if (op->flags & TS_FSOP_EXCHANGE) {
         size_t a = from == SIZE_MAX ? SIZE_MAX : entry_find(img, from, from_name);
@@ -141,43 +141,44 @@ static void apply_rename(fs_image *img, const ts_fsop *op) {
         return;
     }
     size_t e = from == SIZE_MAX ? SIZE_MAX : entry_find(img, from, from_name);
-    size_t node = e != SIZE_MAX ? img->entries[e].node : fs_image_find(img, op->ino);
+    size_t node = e != SIZE_MAX ? img->entries[e].node : fs_image_find(img, op->ino, gens->ino);
     if (from != SIZE_MAX) entry_remove(img, from, from_name);
     if (to != SIZE_MAX && node != SIZE_MAX) entry_set(img, to, to_name, node);
 }
 
-void fs_image_apply(fs_image *img, const ts_fsop *op, size_t data_len) {
+void fs_image_apply(fs_image *img, const ts_fsop *op, const fs_gens *gens, size_t data_len) {
     size_t dir, n;
     switch (op->kind) {
     case TS_FSOP_CREATE:
     case TS_FSOP_MKDIR:
     case TS_FSOP_SYMLINK:
-        if ((dir = dir_of(img, op->dir)) == SIZE_MAX) return;
-        n = node_new(img, op->kind == TS_FSOP_MKDIR ? FS_DIR : op->kind == TS_FSOP_SYMLINK ? FS_SYMLINK : FS_FILE, op->ino);
+        if ((dir = dir_of(img, op->dir, gens->dir)) == SIZE_MAX) return;
+        n = node_new(img, op->kind == TS_FSOP_MKDIR ? FS_DIR : op->kind == TS_FSOP_SYMLINK ? FS_SYMLINK : FS_FILE, op->ino,
+                     gens->ino);
         if (n == SIZE_MAX) return;
         if (op->kind == TS_FSOP_SYMLINK && set_data(img, n, strlen(op->path2)))
             memcpy(img->nodes[n].data, op->path2, strlen(op->path2));
         entry_set(img, dir, ts_fsop_leaf(op->path), n);
         return;
     case TS_FSOP_LINK:
-        if ((dir = dir_of(img, op->dir)) == SIZE_MAX || (n = file_of(img, op->ino)) == SIZE_MAX) return;
+        if ((dir = dir_of(img, op->dir, gens->dir)) == SIZE_MAX || (n = file_of(img, op->ino, gens->ino)) == SIZE_MAX) return;
         entry_set(img, dir, ts_fsop_leaf(op->path), n);
         return;
     case TS_FSOP_UNLINK:
     case TS_FSOP_RMDIR:
-        if ((dir = dir_of(img, op->dir)) != SIZE_MAX) entry_remove(img, dir, ts_fsop_leaf(op->path));
+        if ((dir = dir_of(img, op->dir, gens->dir)) != SIZE_MAX) entry_remove(img, dir, ts_fsop_leaf(op->path));
         return;
-    case TS_FSOP_RENAME: apply_rename(img, op); return;
+    case TS_FSOP_RENAME: apply_rename(img, op, gens); return;
     case TS_FSOP_WRITE:
-        if ((n = file_of(img, op->ino)) == SIZE_MAX || img->nodes[n].type != FS_FILE) return;
+        if ((n = file_of(img, op->ino, gens->ino)) == SIZE_MAX || img->nodes[n].type != FS_FILE) return;
         if (op->offset + data_len > img->nodes[n].len && !set_data(img, n, (size_t)op->offset + data_len)) return;
         if (data_len) memcpy(img->nodes[n].data + op->offset, op->data, data_len);
         return;
     case TS_FSOP_TRUNCATE:
-        if ((n = file_of(img, op->ino)) != SIZE_MAX && img->nodes[n].type == FS_FILE) set_data(img, n, (size_t)op->size);
+        if ((n = file_of(img, op->ino, gens->ino)) != SIZE_MAX && img->nodes[n].type == FS_FILE) set_data(img, n, (size_t)op->size);
         return;
     case TS_FSOP_SNAPSHOT:
-        if ((n = file_of(img, op->ino)) == SIZE_MAX || img->nodes[n].type != FS_FILE) return;
+        if ((n = file_of(img, op->ino, gens->ino)) == SIZE_MAX || img->nodes[n].type != FS_FILE) return;
         img->nodes[n].len = 0;
         if (set_data(img, n, op->data_len) && op->data_len) memcpy(img->nodes[n].data, op->data, op->data_len);
         return;
@@ -238,7 +239,7 @@ bool fs_image_read(fs_image *img, const char *root, size_t max_bytes, char *why,
         snprintf(why, why_size, "%s: not a directory", root);
         return false;
     }
-    img->root = node_new(img, FS_DIR, (ts_inode){st.st_dev, st.st_ino});
+    img->root = node_new(img, FS_DIR, (ts_inode){st.st_dev, st.st_ino}, 0);
     walk w = {0};
     bool ok = img->root != SIZE_MAX && push(&w, root, img->root, 0, false);
     size_t budget = max_bytes;
@@ -252,9 +253,9 @@ bool fs_image_read(fs_image *img, const char *root, size_t max_bytes, char *why,
             if (snprintf(path, sizeof path, "%s/%s", item.path, e->d_name) >= (int)sizeof path || lstat(path, &st) != 0) continue;
             fs_node_type type = S_ISDIR(st.st_mode) ? FS_DIR : S_ISLNK(st.st_mode) ? FS_SYMLINK : FS_FILE;
             if (!S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode) && !S_ISREG(st.st_mode)) continue;
-            size_t n = fs_image_find(img, (ts_inode){st.st_dev, st.st_ino}); /* a hard link: the same node */
+            size_t n = fs_image_find(img, (ts_inode){st.st_dev, st.st_ino}, 0); /* a hard link: the same node */
             if (n == SIZE_MAX || type != FS_FILE) {
-                n = node_new(img, type, (ts_inode){st.st_dev, st.st_ino});
+                n = node_new(img, type, (ts_inode){st.st_dev, st.st_ino}, 0);
                 if (n == SIZE_MAX) ok = false;
                 else if (type == FS_FILE && !read_file(img, n, path, &budget)) {
                     snprintf(why, why_size, "%s: cannot be read whole (or the store holds more than %zu bytes)", path, max_bytes);

@@ -1,7 +1,13 @@
 /* fsimage.h — private to the persistence model (fsmodel.c): a directory tree held in memory,
  * the image of a store. Owns: its nodes (directories, files and symbolic links, each with the
- * real inode it stands for), their names, applying one observed operation to it, reading one
- * from a real directory and writing one out. Not part of the nemesis' interface. */
+ * real inode it stands for and that inode number's generation), their names, applying one
+ * observed operation to it, reading one from a real directory and writing one out. Not part of
+ * the nemesis' interface.
+ *
+ * Generations: a file system reuses a freed inode number (ext4 at once, tmpfs never), so a
+ * number alone does not name one file across a history. The model counts, per number, the
+ * files the history made with it (fsmodel.c); a node is the file (number, generation), and an
+ * operation names each inode with the generation it had when the operation ran. */
 #ifndef TURNSTILE_CONFORMANCE_NEMESIS_FSIMAGE_H
 #define TURNSTILE_CONFORMANCE_NEMESIS_FSIMAGE_H
 
@@ -15,6 +21,7 @@ typedef enum fs_node_type { FS_FILE, FS_DIR, FS_SYMLINK } fs_node_type;
 
 typedef struct fs_node {
     ts_inode id;       /* the real inode it stands for ({0,0}: none known) */
+    uint32_t gen;      /* which of the files made with that number (0: one already there) */
     fs_node_type type;
     uint8_t *data;     /* a file's content, a link's target */
     size_t len, cap;
@@ -38,12 +45,19 @@ void fs_image_init(fs_image *img);
 void fs_image_free(fs_image *img);
 bool fs_image_copy(const fs_image *from, fs_image *to); /* to: uninitialised */
 
-/* The node that stands for inode id now (the newest one: a reused number names the newest
- * file), or SIZE_MAX. */
-size_t fs_image_find(const fs_image *img, ts_inode id);
+/* The generation of each inode an operation names (its ino, dir and dir2) when it ran. */
+typedef struct fs_gens {
+    uint32_t ino, dir, dir2;
+} fs_gens;
 
-/* Applies one operation that ran; `data_len` of a WRITE may be cut short (a torn write). */
-void fs_image_apply(fs_image *img, const ts_fsop *op, size_t data_len);
+/* The node that stands for inode id in generation gen, or SIZE_MAX. */
+size_t fs_image_find(const fs_image *img, ts_inode id, uint32_t gen);
+
+/* Applies one operation that ran, its inodes in generations gens; `data_len` of a WRITE may be
+ * cut short (a torn write). A data operation on a generation the image has no node for (its
+ * making was lost) lands in a nameless node of its own, never in another file with the same
+ * number. */
+void fs_image_apply(fs_image *img, const ts_fsop *op, const fs_gens *gens, size_t data_len);
 
 /* Reads the tree under root into a fresh image (at most max_bytes of content). */
 bool fs_image_read(fs_image *img, const char *root, size_t max_bytes, char *why, size_t why_size);

@@ -14,15 +14,24 @@ typedef struct logged {
     ts_fsop op;          /* strings and data owned (below) */
     char *path, *path2;
     uint8_t *data;
+    fs_gens gens;        /* the generation of each inode it names, when it ran */
     bool effective;      /* it ran, succeeded and changes what the store holds */
     size_t durable_at;   /* durable in a crash after the first durable_at records; NEVER: not yet */
     bool from_synced, to_synced; /* RENAME: each directory synced since */
 } logged;
 
+/* An inode number the history made a file with, and how many times (its newest generation). */
+typedef struct numbered {
+    ts_inode id;
+    uint32_t gen;
+} numbered;
+
 struct ts_fsmodel {
     fs_image baseline, current;
     logged *log;
     size_t count, cap;
+    numbered *made;      /* the numbers files were made with, each once */
+    size_t made_count, made_cap;
     ts_buf escapes;
 };
 
@@ -53,6 +62,7 @@ void ts_fsmodel_free(ts_fsmodel *m) {
         free(m->log[i].data);
     }
     free(m->log);
+    free(m->made);
     fs_image_free(&m->baseline);
     fs_image_free(&m->current);
     ts_buf_free(&m->escapes);
@@ -79,30 +89,52 @@ static bool is_data_op(ts_fsop_kind kind) {
 
 static bool same_inode(ts_inode a, ts_inode b) { return a.dev == b.dev && a.ino == b.ino; }
 
+/* The same file: the same number in the same generation (a reused number is another file). */
+static bool same_file(ts_inode a, uint32_t a_gen, ts_inode b, uint32_t b_gen) { return same_inode(a, b) && a_gen == b_gen; }
+
+/* The generation inode id has now: 0 until the history makes a file with its number. */
+static uint32_t generation(const ts_fsmodel *m, ts_inode id) {
+    for (size_t i = 0; i < m->made_count; i++)
+        if (same_inode(m->made[i].id, id)) return m->made[i].gen;
+    return 0;
+}
+
+/* A file, directory or link was made with number id: from now on id names a new generation.
+ * False when out of memory. */
+static bool new_generation(ts_fsmodel *m, ts_inode id) {
+    for (size_t i = 0; i < m->made_count; i++)
+        if (same_inode(m->made[i].id, id)) return ++m->made[i].gen != 0;
+    if (!ts_grow_array((void **)&m->made, &m->made_cap, m->made_count, sizeof *m->made)) return false;
+    m->made[m->made_count++] = (numbered){id, 1};
+    return true;
+}
+
 /* What a successful sync (record i) makes durable among the earlier records. */
 static void mark_durable(ts_fsmodel *m, size_t i) {
     const ts_fsop *sync = &m->log[i].op;
+    uint32_t gen = m->log[i].gens.ino;
     bool all = sync->kind == TS_FSOP_SYNC, dir = (sync->flags & TS_FSOP_IS_DIR) != 0;
     for (size_t j = 0; j < i; j++) {
         logged *l = &m->log[j];
         if (!l->effective || l->durable_at != NEVER) continue;
         const ts_fsop *op = &l->op;
         bool covered = all;
-        if (!all && !dir) covered = is_data_op(op->kind) && same_inode(op->ino, sync->ino);
+        if (!all && !dir) covered = is_data_op(op->kind) && same_file(op->ino, l->gens.ino, sync->ino, gen);
         if (!all && dir && op->kind == TS_FSOP_RENAME) {
-            l->from_synced |= same_inode(op->dir, sync->ino);
-            l->to_synced |= same_inode(op->dir2, sync->ino);
+            l->from_synced |= same_file(op->dir, l->gens.dir, sync->ino, gen);
+            l->to_synced |= same_file(op->dir2, l->gens.dir2, sync->ino, gen);
             covered = l->from_synced && l->to_synced;
         } else if (!all && dir) {
-            covered = !is_data_op(op->kind) && same_inode(op->dir, sync->ino);
+            covered = !is_data_op(op->kind) && same_file(op->dir, l->gens.dir, sync->ino, gen);
         }
         if (covered) l->durable_at = i + 1;
     }
 }
 
 /* An FSYNC that read the file whole: does the model hold what the file held? */
-static void check_content(ts_fsmodel *m, const ts_fsop *op) {
-    size_t n = fs_image_find(&m->current, op->ino);
+static void check_content(ts_fsmodel *m, const logged *l) {
+    const ts_fsop *op = &l->op;
+    size_t n = fs_image_find(&m->current, op->ino, l->gens.ino);
     if (n == SIZE_MAX || m->current.nodes[n].type != FS_FILE) return;
     const fs_node *node = &m->current.nodes[n];
     if (node->len == op->size && ts_fsop_hash(node->data, node->len, TS_FSOP_HASH_INIT) == op->hash) return;
@@ -146,14 +178,22 @@ bool ts_fsmodel_apply(ts_fsmodel *m, const ts_fsop *op) {
     l->op.path2 = l->path2;
     l->op.data = l->data;
     bool ran = !(op->flags & TS_FSOP_NOT_RUN) && op->result >= 0;
+    bool makes = op->kind == TS_FSOP_CREATE || op->kind == TS_FSOP_MKDIR || op->kind == TS_FSOP_SYMLINK;
+    if (ran && makes && !new_generation(m, op->ino)) {
+        free(l->path);
+        free(l->path2);
+        free(l->data);
+        return false;
+    }
+    l->gens = (fs_gens){generation(m, op->ino), generation(m, op->dir), generation(m, op->dir2)};
     l->effective = ran && ts_fsop_mutates(op) && op->kind != TS_FSOP_NOTE && !(op->flags & TS_FSOP_DATA_LOST);
     if (ran && (op->flags & TS_FSOP_DATA_LOST))
         ts_buf_appendf(&m->escapes, "%s%s (at record %zu: bytes the observer could not read back)", m->escapes.len ? "; " : "",
                        op->path, m->count + 1);
     l->durable_at = l->effective && (op->flags & TS_FSOP_SYNC_WRITE) ? m->count + 1 : NEVER;
-    if (op->kind == TS_FSOP_FSYNC && ran && (op->flags & TS_FSOP_HASHED)) check_content(m, &l->op);
+    if (op->kind == TS_FSOP_FSYNC && ran && (op->flags & TS_FSOP_HASHED)) check_content(m, l);
     m->count++;
-    if (l->effective) fs_image_apply(&m->current, &l->op, l->op.data_len);
+    if (l->effective) fs_image_apply(&m->current, &l->op, &l->gens, l->op.data_len);
     if ((op->kind == TS_FSOP_FSYNC || op->kind == TS_FSOP_SYNC) && ran) mark_durable(m, m->count - 1);
     return !m->current.failed;
 }
@@ -230,12 +270,16 @@ static bool add_state(const ts_fsmodel *m, ts_crash_state s, ts_crash_state *out
 
 /* Is the change ever made durable by a sync of its own file or directory, anywhere in the log?
  * (A sync of everything does not count: it says nothing of what the writer relies on.) */
-static bool ever_synced(const ts_fsmodel *m, const ts_fsop *op) {
+static bool ever_synced(const ts_fsmodel *m, const logged *l) {
+    const ts_fsop *op = &l->op;
     bool data = is_data_op(op->kind);
     for (size_t i = 0; i < m->count; i++) {
         const ts_fsop *s = &m->log[i].op;
+        uint32_t gen = m->log[i].gens.ino;
         if (s->kind != TS_FSOP_FSYNC || s->result < 0 || (s->flags & TS_FSOP_NOT_RUN)) continue;
-        if (data ? same_inode(s->ino, op->ino) : same_inode(s->ino, op->dir) || (op->kind == TS_FSOP_RENAME && same_inode(s->ino, op->dir2)))
+        if (data ? same_file(s->ino, gen, op->ino, l->gens.ino)
+                 : same_file(s->ino, gen, op->dir, l->gens.dir) ||
+                       (op->kind == TS_FSOP_RENAME && same_file(s->ino, gen, op->dir2, l->gens.dir2)))
             return true;
     }
     return false;
@@ -253,7 +297,7 @@ size_t ts_fsmodel_crash_states(const ts_fsmodel *m, size_t end, size_t window, s
             if (applied(&m->log[i], i, end) && !durable(&m->log[i], end)) first_unsynced = i;
         for (size_t i = end; i-- > 0 && seen < window;) {
             const logged *l = &m->log[i];
-            if (!applied(l, i, end) || durable(l, end) || !ever_synced(m, &l->op)) continue;
+            if (!applied(l, i, end) || durable(l, end) || !ever_synced(m, l)) continue;
             seen++;
             if (pass == 1) {
                 if (i != first_unsynced)
@@ -280,7 +324,7 @@ bool ts_fsmodel_materialize(const ts_fsmodel *m, const ts_crash_state *s, const 
     for (size_t i = 0; i < s->end && i < m->count; i++) {
         if (!keeps(m, s, i)) continue;
         size_t len = s->kind == TS_CRASH_TORN && i == s->op ? s->kept : m->log[i].op.data_len;
-        fs_image_apply(&img, &m->log[i].op, len);
+        fs_image_apply(&img, &m->log[i].op, &m->log[i].gens, len);
     }
     bool ok = fs_image_write(&img, dir, why, why_size);
     fs_image_free(&img);

@@ -3,7 +3,10 @@
  * Owns: a model of the files under one store directory — directories, files and symbolic
  * links, named by inode as the observer names them (fsop.h) — fed the observer's records in
  * order, starting from a baseline read from the directory itself (everything in it then is
- * durable). It knows, for every change, from when on it is durable (the persistence model,
+ * durable). A file is an inode number in a generation: each create, mkdir or symlink starts a
+ * new generation of its number, so when the file system reuses a freed number (ext4 does at
+ * once) the new file shares no durability fact with the old one (a sync of one is no sync of
+ * the other). It knows, for every change, from when on it is durable (the persistence model,
  * DESIGN.md §2, the strict reading of POSIX that LazyFS also takes for data):
  *   - a file's data (a write, a truncate, a snapshot) once an fsync or fdatasync of that file
  *     returned success after it, or at once when written through an O_SYNC/O_DSYNC descriptor;

@@ -1,5 +1,7 @@
-/* fstrace_internal.h — private to fstrace.c and fstrace_ops.c: the tracer's state and the
- * decoding of one traced system call into store operations. Not part of the interface. */
+/* fstrace_internal.h — private to the observer (fstrace.c, fstrace_ops.c, fstrace_read.c,
+ * fstrace_run.c): the tracer's state, the decoding of one traced system call into store
+ * operations, and the set of store files mapped shared and writable. Not part of the
+ * interface. */
 #ifndef TURNSTILE_CONFORMANCE_NEMESIS_FSTRACE_INTERNAL_H
 #define TURNSTILE_CONFORMANCE_NEMESIS_FSTRACE_INTERNAL_H
 
@@ -83,6 +85,11 @@ void ts_fstrace_emit(ts_fstrace *t, const ts_fsop *op);
 
 /* Writes the held records and stops holding. */
 void ts_fstrace_release(ts_fstrace *t);
+
+/* The store files mapped shared and writable (t->mapped): is ino among them; remove ino (every
+ * entry of it) — a new file that took a freed mapped file's number is not mapped. */
+bool ts_fstrace_is_mapped(const ts_fstrace *t, ts_inode ino);
+void ts_fstrace_forget_mapped(ts_fstrace *t, ts_inode ino);
 
 /* Appends a NOTE record (text) for thread tid. */
 void ts_fstrace_note(ts_fstrace *t, pid_t tid, long nr, const char *text);

@@ -1,7 +1,6 @@
-/* fstrace_ops.c — which traced calls touch the store, and what they did to it; see
- * fstrace_internal.h. Everything is read from outside the testee: its descriptors and
- * working directory through /proc, its memory with process_vm_readv, the files themselves
- * through /proc/TID/fd links (which reach an unlinked file too). */
+/* fstrace_ops.c — which traced calls touch the store, and what they did to it, as records;
+ * see fstrace_internal.h. What it reads of the testee it reads from outside, through
+ * fstrace_read.h. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -18,192 +17,11 @@
 #include <unistd.h>
 
 #include "conformance/nemesis/fstrace_internal.h"
+#include "conformance/nemesis/fstrace_read.h"
 
-#if defined(__x86_64__)
+/* ---- the mapped set ---- */
 
-enum { MAX_READ_BACK = 64 << 20 }; /* a larger write is noted, not followed */
-
-/* ---- reading the testee from outside ---- */
-
-/* A NUL-terminated string at addr in tid's memory, a page at a time (it may end near a hole). */
-static bool read_string(pid_t tid, uint64_t addr, char *out, size_t size) {
-    size_t have = 0;
-    while (have + 1 < size) {
-        size_t page_left = 4096 - (size_t)((addr + have) % 4096), want = size - 1 - have;
-        if (want > page_left) want = page_left;
-        struct iovec local = {out + have, want}, remote = {(void *)(uintptr_t)(addr + have), want};
-        ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
-        if (n <= 0) return false;
-        void *nul = memchr(out + have, '\0', (size_t)n);
-        if (nul) return true;
-        have += (size_t)n;
-    }
-    return false; /* longer than PATH_MAX: not a path the kernel would take either */
-}
-
-static bool read_memory(pid_t tid, uint64_t addr, void *out, size_t size) {
-    struct iovec local = {out, size}, remote = {(void *)(uintptr_t)addr, size};
-    return process_vm_readv(tid, &local, 1, &remote, 1, 0) == (ssize_t)size;
-}
-
-static bool proc_link(pid_t tid, const char *leaf, long fd, char *out, size_t size) {
-    char link[64];
-    if (fd >= 0) snprintf(link, sizeof link, "/proc/%d/fd/%ld", (int)tid, fd);
-    else snprintf(link, sizeof link, "/proc/%d/%s", (int)tid, leaf);
-    ssize_t n = readlink(link, out, size - 1);
-    if (n <= 0 || (size_t)n >= size - 1) return false;
-    out[n] = '\0';
-    return true;
-}
-
-/* stat of what descriptor fd of tid refers to. */
-static bool stat_fd(pid_t tid, long fd, struct stat *st) {
-    char link[64];
-    snprintf(link, sizeof link, "/proc/%d/fd/%ld", (int)tid, fd);
-    return stat(link, st) == 0;
-}
-
-/* The file position and open flags of descriptor fd of tid (/proc/TID/fdinfo/FD). */
-static bool fd_info(pid_t tid, long fd, uint64_t *pos, unsigned *flags) {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/fdinfo/%ld", (int)tid, fd);
-    int f = open(path, O_RDONLY | O_CLOEXEC);
-    if (f < 0) return false;
-    ssize_t n = read(f, buf, sizeof buf - 1);
-    close(f);
-    if (n <= 0) return false;
-    buf[n] = '\0';
-    char *p = strstr(buf, "pos:"), *q = strstr(buf, "flags:");
-    if (!p || !q) return false;
-    *pos = strtoull(p + 4, NULL, 10);
-    *flags = (unsigned)strtoul(q + 6, NULL, 8);
-    return true;
-}
-
-/* ---- the store ---- */
-
-/* Is the absolute, resolved path under the root (or the root)? rel: the rest ("" the root). */
-static bool under_root(const ts_fstrace *t, const char *abs, const char **rel) {
-    if (strncmp(abs, t->config.root, t->root_len) != 0) return false;
-    if (abs[t->root_len] == '\0') *rel = "";
-    else if (abs[t->root_len] == '/') *rel = abs + t->root_len + 1;
-    else return false;
-    return true;
-}
-
-/* The store file descriptor fd of tid names: its path relative to the root in rel_out, its stat. */
-static bool store_fd(ts_fstrace *t, pid_t tid, long fd, char *rel_out, size_t size, struct stat *st) {
-    char target[PATH_MAX];
-    const char *rel;
-    if (fd < 0 || !proc_link(tid, NULL, fd, target, sizeof target) || target[0] != '/') return false;
-    size_t len = strlen(target);
-    static const char deleted[] = " (deleted)";
-    if (len > sizeof deleted - 1 && strcmp(target + len - (sizeof deleted - 1), deleted) == 0)
-        target[len - (sizeof deleted - 1)] = '\0';
-    if (!under_root(t, target, &rel) || !stat_fd(tid, fd, st)) return false;
-    snprintf(rel_out, size, "%s", rel);
-    return true;
-}
-
-/* The parent directory of a path as the kernel resolves it (symbolic links followed, as the
- * call itself follows them): opened O_PATH and named through /proc/self/fd — two system calls
- * whatever its depth (realpath(3) would lstat every component: a store nested deep on purpose
- * made each call quadratic). False when it does not exist (the call will fail too). */
-static bool resolve_parent(const char *dir, char *out, size_t size) {
-    int fd = open(dir[0] ? dir : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return false;
-    char link[64];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-    ssize_t n = readlink(link, out, size - 1);
-    close(fd);
-    if (n <= 0 || (size_t)n >= size - 1) return false;
-    out[n] = '\0';
-    return true;
-}
-
-/* A path argument of tid (relative to dirfd) made absolute, its parent directory resolved.
- * False when it cannot be read or its parent does not exist (the call will fail anyway). A path
- * too long to follow is noted: the observer fails loudly rather than lose an operation. */
-static bool resolve_at(ts_fstrace *t, pid_t tid, long dirfd, uint64_t path_addr, char *abs, size_t size) {
-    char path[PATH_MAX], base[PATH_MAX], joined[2 * PATH_MAX], parent[PATH_MAX];
-    if (!read_string(tid, path_addr, path, sizeof path) || !path[0]) return false;
-    if (path[0] == '/') {
-        snprintf(joined, sizeof joined, "%s", path);
-    } else {
-        bool ok = (int)dirfd == AT_FDCWD ? proc_link(tid, "cwd", -1, base, sizeof base)
-                                         : proc_link(tid, NULL, (int)dirfd, base, sizeof base);
-        if (!ok) return false;
-        snprintf(joined, sizeof joined, "%s/%s", base, path);
-    }
-    size_t len = strlen(joined);
-    while (len > 1 && joined[len - 1] == '/') joined[--len] = '\0';
-    char *slash = strrchr(joined, '/');
-    const char *leaf = slash + 1;
-    if (!*leaf || !strcmp(leaf, ".") || !strcmp(leaf, "..")) return false;
-    *slash = '\0';
-    int n = 0;
-    if (len >= PATH_MAX - 1 || !resolve_parent(joined, parent, sizeof parent) ||
-        (n = snprintf(abs, size, "%s/%s", strcmp(parent, "/") ? parent : "", leaf)) <= 0 || (size_t)n >= size) {
-        if (len >= PATH_MAX - 1 || errno == ENAMETOOLONG || (size_t)n >= size)
-            ts_fstrace_note(t, tid, 0, "a path longer than the observer follows (PATH_MAX): an operation there may escape it");
-        return false;
-    }
-    return true;
-}
-
-/* A path argument under the store: its relative path into out, its parent directory's inode. */
-static bool store_path(ts_fstrace *t, pid_t tid, long dirfd, uint64_t path_addr, char *abs, char *rel_out,
-                       ts_inode *dir) {
-    const char *rel;
-    if (!resolve_at(t, tid, dirfd, path_addr, abs, PATH_MAX) || !under_root(t, abs, &rel) || !*rel) return false;
-    snprintf(rel_out, PATH_MAX, "%s", rel);
-    char parent[PATH_MAX];
-    snprintf(parent, sizeof parent, "%s", abs);
-    *strrchr(parent, '/') = '\0';
-    struct stat st;
-    if (stat(parent, &st) != 0) return false;
-    *dir = (ts_inode){st.st_dev, st.st_ino};
-    return true;
-}
-
-static ts_inode inode_of(const struct stat *st) { return (ts_inode){st->st_dev, st->st_ino}; }
-
-/* ---- reading back what a call did ---- */
-
-/* Reads [offset, offset + len) of the file behind descriptor fd of tid (or of path, when fd < 0)
- * into t->data; returns the bytes read, or -1. len SIZE_MAX: the whole file. */
-static ssize_t read_back(ts_fstrace *t, pid_t tid, long fd, const char *path, uint64_t offset, size_t len) {
-    char link[64];
-    if (fd >= 0) snprintf(link, sizeof link, "/proc/%d/fd/%ld", (int)tid, fd);
-    int f = fd >= 0 ? open(link, O_RDONLY | O_CLOEXEC) : open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (f < 0) return -1;
-    struct stat st;
-    if (len == SIZE_MAX) len = fstat(f, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;
-    if (len > MAX_READ_BACK) {
-        close(f);
-        return -1;
-    }
-    if (len > t->data_cap) {
-        uint8_t *grown = realloc(t->data, len);
-        if (!grown) {
-            close(f);
-            return -1;
-        }
-        t->data = grown;
-        t->data_cap = len;
-    }
-    size_t have = 0;
-    while (have < len) {
-        ssize_t n = pread(f, t->data + have, len - have, (off_t)(offset + have));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        have += (size_t)n;
-    }
-    close(f);
-    return (ssize_t)have;
-}
-
-static bool is_mapped(const ts_fstrace *t, ts_inode ino) {
+bool ts_fstrace_is_mapped(const ts_fstrace *t, ts_inode ino) {
     for (size_t i = 0; i < t->mapped_count; i++)
         if (t->mapped[i].dev == ino.dev && t->mapped[i].ino == ino.ino) return true;
     return false;
@@ -216,19 +34,23 @@ static bool is_mapped(const ts_fstrace *t, ts_inode ino) {
  * well, only in the tracer that had seen the mapping: an uninterrupted run and a kill run (a
  * tracer per process) then numbered their records apart, and a power loss planned on one was
  * not found on the other. */
-static void forget_mapped(ts_fstrace *t, ts_inode ino) {
-    for (size_t i = 0; i < t->mapped_count; i++)
+void ts_fstrace_forget_mapped(ts_fstrace *t, ts_inode ino) {
+    for (size_t i = 0; i < t->mapped_count;) {
         if (t->mapped[i].dev == ino.dev && t->mapped[i].ino == ino.ino) t->mapped[i] = t->mapped[--t->mapped_count];
+        else i++; /* a match takes the last entry into slot i, which is looked at next */
+    }
 }
+
+#if defined(__x86_64__)
 
 /* ---- entries ---- */
 
 static call_action fd_op(ts_fstrace *t, pending_call *call, long fd, ts_fsop_kind kind) {
     struct stat st;
-    if (!store_fd(t, call->tid, fd, call->path, sizeof call->path, &st)) return CALL_PASS;
+    if (!fst_store_fd(t, call->tid, fd, call->path, sizeof call->path, &st)) return CALL_PASS;
     call->fd = (int)fd;
     call->op.kind = kind;
-    call->op.ino = inode_of(&st);
+    call->op.ino = fst_inode_of(&st);
     call->op.size = (uint64_t)st.st_size;
     if (S_ISDIR(st.st_mode)) call->op.flags |= TS_FSOP_IS_DIR;
     return CALL_TRACK;
@@ -238,7 +60,7 @@ static call_action write_entry(ts_fstrace *t, pending_call *call, long fd, bool 
     if (fd_op(t, call, fd, TS_FSOP_WRITE) != CALL_TRACK || (call->op.flags & TS_FSOP_IS_DIR)) return CALL_PASS;
     uint64_t pos;
     unsigned flags = 0;
-    fd_info(call->tid, fd, &pos, &flags);
+    fst_fd_info(call->tid, fd, &pos, &flags);
     call->has_offset = has_offset && !append;
     call->op.offset = offset;
     call->append = append || (flags & O_APPEND);
@@ -248,23 +70,23 @@ static call_action write_entry(ts_fstrace *t, pending_call *call, long fd, bool 
 
 static call_action open_entry(ts_fstrace *t, pending_call *call, long dirfd, uint64_t path, uint64_t flags) {
     if ((flags & __O_TMPFILE) == __O_TMPFILE) return CALL_PASS; /* unnamed until a linkat names it */
-    if (!store_path(t, call->tid, dirfd, path, call->abs, call->path, &call->op.dir)) return CALL_PASS;
+    if (!fst_store_path(t, call->tid, dirfd, path, call->abs, call->path, &call->op.dir)) return CALL_PASS;
     struct stat st;
     call->existed = stat(call->abs, &st) == 0;
     bool writes = (flags & O_ACCMODE) != O_RDONLY;
     if (call->existed && (!(flags & O_TRUNC) || !writes || !S_ISREG(st.st_mode))) return CALL_PASS;
     if (!call->existed && !(flags & O_CREAT)) return CALL_PASS;
     call->op.kind = call->existed ? TS_FSOP_TRUNCATE : TS_FSOP_CREATE;
-    if (call->existed) call->op.ino = inode_of(&st);
+    if (call->existed) call->op.ino = fst_inode_of(&st);
     return CALL_TRACK;
 }
 
 static call_action path_op(ts_fstrace *t, pending_call *call, long dirfd, uint64_t path, ts_fsop_kind kind) {
-    if (!store_path(t, call->tid, dirfd, path, call->abs, call->path, &call->op.dir)) return CALL_PASS;
+    if (!fst_store_path(t, call->tid, dirfd, path, call->abs, call->path, &call->op.dir)) return CALL_PASS;
     struct stat st;
     call->existed = lstat(call->abs, &st) == 0;
     if (call->existed) {
-        call->op.ino = inode_of(&st);
+        call->op.ino = fst_inode_of(&st);
         call->op.size = (uint64_t)st.st_size;
         if (S_ISDIR(st.st_mode)) call->op.flags |= TS_FSOP_IS_DIR;
     }
@@ -276,12 +98,12 @@ static call_action rename_entry(ts_fstrace *t, pending_call *call, long from_dir
                                 uint64_t to, uint64_t flags) {
     char from_abs[PATH_MAX], to_abs[PATH_MAX];
     const char *from_rel = NULL, *to_rel = NULL;
-    bool from_in = resolve_at(t, call->tid, from_dir, from, from_abs, sizeof from_abs) && under_root(t, from_abs, &from_rel) && *from_rel;
-    bool to_in = resolve_at(t, call->tid, to_dir, to, to_abs, sizeof to_abs) && under_root(t, to_abs, &to_rel) && *to_rel;
+    bool from_in = fst_resolve_at(t, call->tid, from_dir, from, from_abs, sizeof from_abs) && fst_under_root(t, from_abs, &from_rel) && *from_rel;
+    bool to_in = fst_resolve_at(t, call->tid, to_dir, to, to_abs, sizeof to_abs) && fst_under_root(t, to_abs, &to_rel) && *to_rel;
     if (!from_in && !to_in) return CALL_PASS;
     struct stat st;
     if (lstat(from_abs, &st) != 0) return CALL_PASS; /* it will fail */
-    call->op.ino = inode_of(&st);
+    call->op.ino = fst_inode_of(&st);
     if (S_ISDIR(st.st_mode)) call->op.flags |= TS_FSOP_IS_DIR;
     if (flags & RENAME_EXCHANGE) call->op.flags |= TS_FSOP_EXCHANGE;
     snprintf(call->path, sizeof call->path, "%s", from_in ? from_rel : "");
@@ -291,10 +113,10 @@ static call_action rename_entry(ts_fstrace *t, pending_call *call, long from_dir
     struct stat dir;
     snprintf(parent, sizeof parent, "%s", from_abs);
     *strrchr(parent, '/') = '\0';
-    if (stat(parent, &dir) == 0) call->op.dir = inode_of(&dir);
+    if (stat(parent, &dir) == 0) call->op.dir = fst_inode_of(&dir);
     snprintf(parent, sizeof parent, "%s", to_abs);
     *strrchr(parent, '/') = '\0';
-    if (stat(parent, &dir) == 0) call->op.dir2 = inode_of(&dir);
+    if (stat(parent, &dir) == 0) call->op.dir2 = fst_inode_of(&dir);
     call->outside_source = !from_in;
     call->op.kind = from_in && to_in ? TS_FSOP_RENAME : from_in ? (S_ISDIR(st.st_mode) ? TS_FSOP_RMDIR : TS_FSOP_UNLINK)
                                                    : (S_ISDIR(st.st_mode) ? TS_FSOP_MKDIR : TS_FSOP_CREATE);
@@ -308,21 +130,21 @@ static call_action rename_entry(ts_fstrace *t, pending_call *call, long from_dir
 
 static call_action link_entry(ts_fstrace *t, pending_call *call, long from_dir, uint64_t from, long to_dir, uint64_t to,
                               uint64_t flags) {
-    if (!store_path(t, call->tid, to_dir, to, call->abs, call->path2, &call->op.dir)) return CALL_PASS;
+    if (!fst_store_path(t, call->tid, to_dir, to, call->abs, call->path2, &call->op.dir)) return CALL_PASS;
     struct stat st;
     char from_abs[PATH_MAX], empty[2];
     const char *rel;
-    if ((flags & AT_EMPTY_PATH) && read_string(call->tid, from, empty, sizeof empty) && !empty[0]) {
-        if (!stat_fd(call->tid, from_dir, &st)) return CALL_PASS;
-        call->outside_source = !store_fd(t, call->tid, from_dir, call->path, sizeof call->path, &st);
+    if ((flags & AT_EMPTY_PATH) && fst_read_string(call->tid, from, empty, sizeof empty) && !empty[0]) {
+        if (!fst_stat_fd(call->tid, from_dir, &st)) return CALL_PASS;
+        call->outside_source = !fst_store_fd(t, call->tid, from_dir, call->path, sizeof call->path, &st);
     } else {
-        if (!resolve_at(t, call->tid, from_dir, from, from_abs, sizeof from_abs)) return CALL_PASS;
+        if (!fst_resolve_at(t, call->tid, from_dir, from, from_abs, sizeof from_abs)) return CALL_PASS;
         if (((flags & AT_SYMLINK_FOLLOW) ? stat(from_abs, &st) : lstat(from_abs, &st)) != 0) return CALL_PASS;
-        call->outside_source = !under_root(t, from_abs, &rel);
+        call->outside_source = !fst_under_root(t, from_abs, &rel);
         snprintf(call->path, sizeof call->path, "%s", call->outside_source ? "" : rel);
         call->fd = -1;
     }
-    call->op.ino = inode_of(&st);
+    call->op.ino = fst_inode_of(&st);
     /* path: the new name (what the model adds); path2: where it came from */
     char swap[PATH_MAX];
     snprintf(swap, sizeof swap, "%s", call->path);
@@ -335,8 +157,8 @@ static call_action link_entry(ts_fstrace *t, pending_call *call, long from_dir, 
 static call_action fsync_entry(ts_fstrace *t, pending_call *call, long fd, bool datasync) {
     if (fd_op(t, call, fd, TS_FSOP_FSYNC) != CALL_TRACK) return CALL_PASS;
     if (datasync) call->op.flags |= TS_FSOP_DATASYNC;
-    if (!(call->op.flags & TS_FSOP_IS_DIR) && !is_mapped(t, call->op.ino)) { /* what this fsync makes durable */
-        ssize_t n = read_back(t, call->tid, fd, NULL, 0, SIZE_MAX);
+    if (!(call->op.flags & TS_FSOP_IS_DIR) && !ts_fstrace_is_mapped(t, call->op.ino)) { /* what this fsync makes durable */
+        ssize_t n = fst_read_back(t, call->tid, fd, NULL, 0, SIZE_MAX);
         if (n >= 0) {
             call->op.size = (uint64_t)n;
             call->op.hash = ts_fsop_hash(t->data, (size_t)n, TS_FSOP_HASH_INIT);
@@ -364,7 +186,7 @@ static call_action msync_entry(ts_fstrace *t, pending_call *call, uint64_t addr,
         char *name = line + name_at, *nl = strchr(name, '\n');
         if (nl) *nl = '\0';
         const char *rel;
-        if (!under_root(t, name, &rel)) break;
+        if (!fst_under_root(t, name, &rel)) break;
         snprintf(call->path, sizeof call->path, "%s", rel);
         snprintf(call->abs, sizeof call->abs, "%s", name);
         call->op.ino = (ts_inode){makedev(major, minor), ino};
@@ -380,9 +202,9 @@ static call_action msync_entry(ts_fstrace *t, pending_call *call, uint64_t addr,
 static call_action mmap_entry(ts_fstrace *t, pending_call *call, long fd) {
     struct stat st;
     char rel[PATH_MAX];
-    if ((int)fd < 0 || !store_fd(t, call->tid, (int)fd, rel, sizeof rel, &st)) return CALL_PASS;
-    ts_inode ino = inode_of(&st);
-    if (!is_mapped(t, ino) && t->mapped_count < MAX_MAPPED) {
+    if ((int)fd < 0 || !fst_store_fd(t, call->tid, (int)fd, rel, sizeof rel, &st)) return CALL_PASS;
+    ts_inode ino = fst_inode_of(&st);
+    if (!ts_fstrace_is_mapped(t, ino) && t->mapped_count < MAX_MAPPED) {
         t->mapped[t->mapped_count++] = ino;
         char text[PATH_MAX + 160];
         snprintf(text, sizeof text, "%s is mapped shared and writable: its writes between two syncs are not followed one by one (the file is read whole at each sync)", rel);
@@ -396,7 +218,7 @@ static call_action mmap_entry(ts_fstrace *t, pending_call *call, long fd) {
 static bool is_output(const ts_fstrace *t, pid_t tid, long fd) {
     if (fd != 1) return false;
     struct stat st;
-    return !t->stdout_known || (stat_fd(tid, fd, &st) && st.st_dev == t->stdout_dev && st.st_ino == t->stdout_ino);
+    return !t->stdout_known || (fst_stat_fd(tid, fd, &st) && st.st_dev == t->stdout_dev && st.st_ino == t->stdout_ino);
 }
 
 call_action ts_fstrace_entry(ts_fstrace *t, pending_call *call, const uint64_t a[6]) {
@@ -414,7 +236,7 @@ call_action ts_fstrace_entry(ts_fstrace *t, pending_call *call, const uint64_t a
     case SYS_copy_file_range:
     case SYS_splice: {
         uint64_t offset = 0;
-        bool given = a[3] && read_memory(call->tid, a[3], &offset, sizeof offset);
+        bool given = a[3] && fst_read_memory(call->tid, a[3], &offset, sizeof offset);
         return write_entry(t, call, (long)a[2], given, offset, false);
     }
     case SYS_open: return open_entry(t, call, AT_FDCWD, a[0], a[1]);
@@ -422,7 +244,7 @@ call_action ts_fstrace_entry(ts_fstrace *t, pending_call *call, const uint64_t a
     case SYS_creat: return open_entry(t, call, AT_FDCWD, a[0], O_CREAT | O_WRONLY | O_TRUNC);
     case SYS_openat2: {
         uint64_t how[3];
-        return read_memory(call->tid, a[2], how, sizeof how) ? open_entry(t, call, (long)a[0], a[1], how[0]) : CALL_PASS;
+        return fst_read_memory(call->tid, a[2], how, sizeof how) ? open_entry(t, call, (long)a[0], a[1], how[0]) : CALL_PASS;
     }
     case SYS_truncate: {
         call_action action = path_op(t, call, AT_FDCWD, a[0], TS_FSOP_TRUNCATE);
@@ -448,7 +270,7 @@ call_action ts_fstrace_entry(ts_fstrace *t, pending_call *call, const uint64_t a
     case SYS_symlinkat: {
         call_action action = call->nr == SYS_symlink ? path_op(t, call, AT_FDCWD, a[1], TS_FSOP_SYMLINK)
                                                      : path_op(t, call, (long)a[1], a[2], TS_FSOP_SYMLINK);
-        if (action == CALL_TRACK && !read_string(call->tid, a[0], call->path2, sizeof call->path2)) return CALL_PASS;
+        if (action == CALL_TRACK && !fst_read_string(call->tid, a[0], call->path2, sizeof call->path2)) return CALL_PASS;
         return action;
     }
     case SYS_unlink: return path_op(t, call, AT_FDCWD, a[0], TS_FSOP_UNLINK);
@@ -474,13 +296,13 @@ call_action ts_fstrace_entry(ts_fstrace *t, pending_call *call, const uint64_t a
         return CALL_TRACK;
     case SYS_syncfs: {
         struct stat st;
-        if (!stat_fd(call->tid, (long)a[0], &st) || st.st_dev != t->root_dev) return CALL_PASS;
+        if (!fst_stat_fd(call->tid, (long)a[0], &st) || st.st_dev != t->root_dev) return CALL_PASS;
         call->op.kind = TS_FSOP_SYNC;
         return CALL_TRACK;
     }
     case SYS_sync_file_range: {
         struct stat st;
-        if (store_fd(t, call->tid, (long)a[0], call->path, sizeof call->path, &st))
+        if (fst_store_fd(t, call->tid, (long)a[0], call->path, sizeof call->path, &st))
             ts_fstrace_note(t, call->tid, call->nr, "sync_file_range on a store file: no durability barrier (it writes no metadata and flushes no disk cache), taken as no sync");
         return CALL_PASS;
     }
@@ -501,7 +323,7 @@ call_action ts_fstrace_entry(ts_fstrace *t, pending_call *call, const uint64_t a
  * that cannot be read is recorded all the same (with no bytes), so that every traced call gives
  * one operation record. */
 static void emit_snapshot(ts_fstrace *t, pending_call *call, long fd, const char *path, bool auxiliary) {
-    ssize_t n = read_back(t, call->tid, fd, path, 0, SIZE_MAX);
+    ssize_t n = fst_read_back(t, call->tid, fd, path, 0, SIZE_MAX);
     if (n < 0) ts_fstrace_note(t, call->tid, call->nr, "a store file could not be read whole: its content is not followed");
     if (n < 0 && auxiliary) return;
     ts_fsop snap = call->op;
@@ -524,10 +346,10 @@ static void write_exit(ts_fstrace *t, pending_call *call, int64_t result) {
     unsigned flags = 0;
     struct stat st;
     if (call->has_offset) pos = call->op.offset + (uint64_t)result;
-    else if (call->append && stat_fd(call->tid, call->fd, &st)) pos = (uint64_t)st.st_size;
-    else fd_info(call->tid, call->fd, &pos, &flags);
+    else if (call->append && fst_stat_fd(call->tid, call->fd, &st)) pos = (uint64_t)st.st_size;
+    else fst_fd_info(call->tid, call->fd, &pos, &flags);
     call->op.offset = pos >= (uint64_t)result ? pos - (uint64_t)result : 0;
-    ssize_t n = read_back(t, call->tid, call->fd, NULL, call->op.offset, (size_t)result);
+    ssize_t n = fst_read_back(t, call->tid, call->fd, NULL, call->op.offset, (size_t)result);
     if (n != (ssize_t)result) {
         ts_fstrace_note(t, call->tid, call->nr, "a write to the store could not be read back (too large, or the file is gone): its bytes are not followed");
         call->op.flags |= TS_FSOP_DATA_LOST;
@@ -548,14 +370,14 @@ void ts_fstrace_exit(ts_fstrace *t, pending_call *call, int64_t result) {
     case TS_FSOP_WRITE: write_exit(t, call, result); return;
     case TS_FSOP_CREATE:
         if (result >= 0 && (call->nr == SYS_open || call->nr == SYS_openat || call->nr == SYS_creat || call->nr == SYS_openat2)
-                ? stat_fd(call->tid, (long)result, &st)
+                ? fst_stat_fd(call->tid, (long)result, &st)
                 : stat(call->abs, &st) == 0)
-            call->op.ino = inode_of(&st), forget_mapped(t, call->op.ino);
+            call->op.ino = fst_inode_of(&st), ts_fstrace_forget_mapped(t, call->op.ino);
         ts_fstrace_emit(t, &call->op);
         if (result >= 0 && call->outside_source) emit_snapshot(t, call, -1, call->abs, true);
         return;
     case TS_FSOP_MKDIR:
-        if (result >= 0 && lstat(call->abs, &st) == 0) call->op.ino = inode_of(&st), forget_mapped(t, call->op.ino);
+        if (result >= 0 && lstat(call->abs, &st) == 0) call->op.ino = fst_inode_of(&st), ts_fstrace_forget_mapped(t, call->op.ino);
         ts_fstrace_emit(t, &call->op);
         return;
     case TS_FSOP_TRUNCATE:
@@ -566,7 +388,7 @@ void ts_fstrace_exit(ts_fstrace *t, pending_call *call, int64_t result) {
                 emit_snapshot(t, call, call->fd, NULL, false); /* ranges zeroed or moved: the file as it is */
                 return;
             }
-            if (stat_fd(call->tid, call->fd, &st)) call->op.size = (uint64_t)st.st_size;
+            if (fst_stat_fd(call->tid, call->fd, &st)) call->op.size = (uint64_t)st.st_size;
         }
         ts_fstrace_emit(t, &call->op);
         return;
@@ -575,7 +397,7 @@ void ts_fstrace_exit(ts_fstrace *t, pending_call *call, int64_t result) {
             emit_snapshot(t, call, -1, call->abs, false);
             return;
         }
-        if ((call->nr == SYS_msync || is_mapped(t, call->op.ino)) && result == 0)
+        if ((call->nr == SYS_msync || ts_fstrace_is_mapped(t, call->op.ino)) && result == 0)
             emit_snapshot(t, call, call->nr == SYS_msync ? -1 : call->fd, call->nr == SYS_msync ? call->abs : NULL, true);
         ts_fstrace_emit(t, &call->op);
         return;

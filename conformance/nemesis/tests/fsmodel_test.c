@@ -140,6 +140,62 @@ static void test_baseline_kept(void) {
     ts_fsmodel_free(m);
 }
 
+/* A file system reuses a freed inode number at once (ext4; SQLite's -shm or next -journal takes
+ * the number of the -journal it just unlinked): the number then names another file, and no
+ * durability fact of the first may attach to the second, nor the other way round. */
+static void test_reused_number_is_another_file(void) {
+    char *store = new_dir(), why[300];
+    ts_fsmodel *m = ts_fsmodel_new(store, 1 << 20, why, sizeof why);
+    ts_inode root = root_ino(store), n = {root.dev, 9100};
+    apply(m, (ts_fsop){.kind = TS_FSOP_CREATE, .dir = root, .ino = n, .path = "db-journal"});
+    apply(m, (ts_fsop){.kind = TS_FSOP_WRITE, .ino = n, .path = "db-journal", .data = (const uint8_t *)"J", .data_len = 1});
+    apply(m, (ts_fsop){.kind = TS_FSOP_FSYNC, .ino = n, .path = "db-journal"});
+    apply(m, (ts_fsop){.kind = TS_FSOP_UNLINK, .dir = root, .ino = n, .path = "db-journal"});
+    apply(m, (ts_fsop){.kind = TS_FSOP_CREATE, .dir = root, .ino = n, .path = "db-shm"});
+    apply(m, (ts_fsop){.kind = TS_FSOP_WRITE, .ino = n, .path = "db-shm", .data = (const uint8_t *)"S", .data_len = 1});
+    /* no one ever syncs db-shm: no single-operation state is about its write (record 6) */
+    ts_crash_state states[32];
+    size_t count = ts_fsmodel_crash_states(m, ts_fsmodel_count(m), 16, 4096, states, 32);
+    for (size_t i = 0; i < count && i < 32; i++) CHECK(states[i].kind == TS_CRASH_UNSYNCED_LOST || states[i].op != 5);
+    /* an fsync of db-shm does not make the unlinked db-journal's write durable: the journal's
+     * create, unlink and the shm's create stay unsynced, the journal's write was synced */
+    apply(m, (ts_fsop){.kind = TS_FSOP_FSYNC, .ino = n, .path = "db-shm"});
+    CHECK(ts_fsmodel_unsynced(m, ts_fsmodel_count(m)) == 3);
+    ts_fsmodel_free(m);
+
+    m = ts_fsmodel_new(store, 1 << 20, why, sizeof why);
+    apply(m, (ts_fsop){.kind = TS_FSOP_CREATE, .dir = root, .ino = n, .path = "a"});
+    apply(m, (ts_fsop){.kind = TS_FSOP_WRITE, .ino = n, .path = "a", .data = (const uint8_t *)"A", .data_len = 1});
+    apply(m, (ts_fsop){.kind = TS_FSOP_UNLINK, .dir = root, .ino = n, .path = "a"});
+    apply(m, (ts_fsop){.kind = TS_FSOP_CREATE, .dir = root, .ino = n, .path = "b"});
+    apply(m, (ts_fsop){.kind = TS_FSOP_FSYNC, .ino = n, .path = "b"});
+    CHECK(ts_fsmodel_unsynced(m, ts_fsmodel_count(m)) == 4); /* a's write among them */
+    ts_fsmodel_free(m);
+}
+
+/* The synced write of a file that took a baseline file's freed number, in a crash that loses
+ * the unlink and the create: the baseline file keeps its content, the new file's bytes are in
+ * no file (their file's name was lost). */
+static void test_reused_number_materialized(void) {
+    char *store = new_dir(), path[8192], why[300];
+    snprintf(path, sizeof path, "%s/old", store);
+    FILE *f = fopen(path, "w");
+    fputs("before", f);
+    fclose(f);
+    struct stat st;
+    stat(path, &st);
+    ts_inode root = root_ino(store), old = {st.st_dev, st.st_ino};
+    ts_fsmodel *m = ts_fsmodel_new(store, 1 << 20, why, sizeof why);
+    apply(m, (ts_fsop){.kind = TS_FSOP_UNLINK, .dir = root, .ino = old, .path = "old"});
+    apply(m, (ts_fsop){.kind = TS_FSOP_CREATE, .dir = root, .ino = old, .path = "new"});
+    apply(m, (ts_fsop){.kind = TS_FSOP_WRITE, .ino = old, .path = "new", .data = (const uint8_t *)"WAL", .data_len = 3});
+    apply(m, (ts_fsop){.kind = TS_FSOP_FSYNC, .ino = old, .path = "new"});
+    CHECK(ts_fsmodel_unsynced(m, ts_fsmodel_count(m)) == 2); /* the unlink and the create */
+    const char *dir = state_dir(m, "unsynced-lost", 4096);
+    CHECK(!strcmp(content(dir, "old"), "before") && !strcmp(content(dir, "new"), "<none>"));
+    ts_fsmodel_free(m);
+}
+
 /* The observer's own record of five appended records, each fsynced, in a file whose name was
  * never made durable (no fsync of the directory): a power loss keeps nothing of it. */
 static void test_recorded(const char *fixture) {
@@ -198,6 +254,8 @@ int main(int argc, char **argv) {
     test_escape_is_named();
     test_baseline_kept();
     test_materialize_over_nested();
+    test_reused_number_is_another_file();
+    test_reused_number_materialized();
     test_recorded(argv[1]);
     if (failures) fprintf(stderr, "%d failures\n", failures);
     else printf("ok\n");
