@@ -307,14 +307,9 @@ static size_t misnamed_task(judge *j, const sim_task *t, const bool *matched) {
     return NO_INDEX;
 }
 
-static void check_tasks(judge *j) {
+/* J6: no two of the answer's tasks share a task id. */
+static void check_task_ids_unique(judge *j) {
     const journal_answer *a = j->answer;
-    const sim *s = j->sim;
-    bool *matched = ts_arena_calloc(j->arena, a->task_count + 1, sizeof *matched);
-    if (!matched) {
-        j->out_of_memory = true;
-        return;
-    }
     ts_strmap by_id;
     ts_strmap_init(&by_id);
     for (size_t i = 0; i < a->task_count; i++) {
@@ -329,6 +324,41 @@ static void check_tasks(judge *j) {
         }
     }
     ts_strmap_free(&by_id);
+}
+
+/* J6: the answer's task got (tasks[i]), matched to sim task t (described as what), has t's status
+ * and result. */
+static void check_task_state(judge *j, const sim_task *t, const answer_task *got, size_t i, const char *what) {
+    bool status_ok = got->status == t->status || (t->status_open && got->status == TS_TASK_PENDING);
+    if (!status_ok) {
+        ts_findings_add(j->findings, "J6", "tasks[%zu] (%s): status expected %s%s, got %s", i, what,
+                        ts_task_status_name(t->status), t->status_open ? " or pending (an edit abandoned it)" : "",
+                        ts_task_status_name(got->status));
+        return;
+    }
+    const ts_json null_value = ts_json_make_null();
+    const ts_json *want = got->status == TS_TASK_PENDING ? &null_value : &t->result;
+    bool same = got->status == TS_TASK_PENDING ? ts_json_equal(&got->result, want)
+                : t->error_free ? got->result.kind == TS_JSON_STRING
+                                : jc_content_equal(want, &got->result, false);
+    if (!same) {
+        char w[EXCERPT], g[EXCERPT];
+        ts_check_excerpt(want, w, sizeof w);
+        ts_check_excerpt(&got->result, g, sizeof g);
+        ts_findings_add(j->findings, "J6", "tasks[%zu] (%s, %s): result expected %s, got %s", i, what,
+                        ts_task_status_name(got->status), w, g);
+    }
+}
+
+static void check_tasks(judge *j) {
+    const journal_answer *a = j->answer;
+    const sim *s = j->sim;
+    bool *matched = ts_arena_calloc(j->arena, a->task_count + 1, sizeof *matched);
+    if (!matched) {
+        j->out_of_memory = true;
+        return;
+    }
+    check_task_ids_unique(j);
     for (size_t k = 0; k < s->task_count; k++) {
         const sim_task *t = &s->tasks[k];
         char what[EXCERPT];
@@ -355,26 +385,7 @@ static void check_tasks(judge *j) {
             continue;
         }
         matched[i] = true;
-        const answer_task *got = &a->tasks[i];
-        bool status_ok = got->status == t->status || (t->status_open && got->status == TS_TASK_PENDING);
-        if (!status_ok) {
-            ts_findings_add(j->findings, "J6", "tasks[%zu] (%s): status expected %s%s, got %s", i, what,
-                            ts_task_status_name(t->status), t->status_open ? " or pending (an edit abandoned it)" : "",
-                            ts_task_status_name(got->status));
-            continue;
-        }
-        const ts_json null_value = ts_json_make_null();
-        const ts_json *want = got->status == TS_TASK_PENDING ? &null_value : &t->result;
-        bool same = got->status == TS_TASK_PENDING ? ts_json_equal(&got->result, want)
-                    : t->error_free ? got->result.kind == TS_JSON_STRING
-                                    : jc_content_equal(want, &got->result, false);
-        if (!same) {
-            char w[EXCERPT], g[EXCERPT];
-            ts_check_excerpt(want, w, sizeof w);
-            ts_check_excerpt(&got->result, g, sizeof g);
-            ts_findings_add(j->findings, "J6", "tasks[%zu] (%s, %s): result expected %s, got %s", i, what,
-                            ts_task_status_name(got->status), w, g);
-        }
+        check_task_state(j, t, &a->tasks[i], i, what);
     }
     for (size_t i = 0; i < a->task_count; i++) {
         if (matched[i]) continue;
