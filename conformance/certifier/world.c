@@ -142,7 +142,6 @@ static void converse(ts_case_world *w, const ts_buf *request, ts_call_result *re
     }
 }
 
-
 /* A bound of the case was reached: the run stops here, and so does the case. */
 static ts_line_verdict reach_limit(ts_case_world *w, const char *limit, const char *detail) {
     w->run->limit = limit;

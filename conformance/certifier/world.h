@@ -12,7 +12,9 @@
  * scripted result, error or pending; an ack to a commit notice); and the run's events — every
  * action sent, line read with its reply, kill, restart, store operation and harness outcome —
  * which are the history the judge reads. Where and how to kill is the nemesis' (nemesis.h),
- * which the run asks at every line and after every death.
+ * which the run asks at every line and after every death, showing it what it observed (the
+ * action in flight, whether its answer came) and where the nemesis' events go: the world
+ * includes the nemesis, never the reverse.
  */
 #ifndef TURNSTILE_CONFORMANCE_CERTIFIER_WORLD_H
 #define TURNSTILE_CONFORMANCE_CERTIFIER_WORLD_H
