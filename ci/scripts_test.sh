@@ -301,6 +301,18 @@ cp "$fixture/core/a.c" "$fixture/conformance/testees/x/node_modules/y/b.c"
 expect 0 function_lengths_lists_the_projects -- python3 "$root/ci/function_lengths.py" "$fixture/core" "$fixture/conformance"
 check function_lengths_skips_node_modules [ "$(tail -1 "$work/out")" = "1 functions over 80 lines" ]
 
+# ci/include_circles.py (layering_test's circle gate, which allows none): two modules that include
+# each other are a circle, named; a module's private header (no .c of its own) is followed through
+# and makes none.
+fixture="$work/circles"
+rm -rf "$fixture" && mkdir -p "$fixture/core"
+printf '#include "core/b.h"\n' >"$fixture/core/a.h" && printf '#include "core/a.h"\n' >"$fixture/core/b.c"
+printf '#include "core/c_internal.h"\n' >"$fixture/core/c.c" && printf '#include "core/c.h"\n' >"$fixture/core/c_internal.h"
+touch "$fixture/core/a.c" "$fixture/core/b.h" "$fixture/core/c.h"
+expect 0 include_circles_names_a_circle -- bash -c 'cd "$1" && python3 "$2/ci/include_circles.py" core' _ "$fixture" "$root"
+check include_circles_names_the_two_modules grep -qx 'circle: core/a <-> core/b' "$work/out"
+check include_circles_counts_one last_line "1 circles among 3 modules"
+
 # ---------------------------------------------------------------- benchmarks: a failing step fails them
 new_tree
 for b in certify_bench check_bench fuzz_bench journal_bench merge_bench resume_bench; do

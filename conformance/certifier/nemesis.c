@@ -42,7 +42,7 @@ struct ts_nemesis {
     bool death_seen;           /* a store operation the observer killed at was drained */
     char unmade[300];          /* the plan's power loss could not be made in this run: why ("" made) */
     char run_name[64];         /* the run's store, under the case's directory */
-    ts_case_world *world;           /* during a drain */
+    ts_nemesis_observed observed; /* what the world's latest call said of the run in flight */
     ts_buf crash;              /* the run's power loss, as JSON members */
     ts_buf scratch;
     ts_buf warnings;
@@ -147,8 +147,7 @@ bool ts_nemesis_begin_run(ts_nemesis *n, const char *name, const ts_kill_plan *p
 /* Keeps a point of the uninterrupted run (its crash states are planned once the run is over). */
 static void keep_point(ts_nemesis *n, long number, uint64_t store_op) {
     if (!ts_grow_array((void **)&n->points, &n->point_cap, n->point_count, sizeof *n->points)) return;
-    n->points[n->point_count++] = (point_record){number, store_op, ts_case_world_action_index(n->world),
-                                                 ts_case_world_action_answered(n->world), n->changes,
+    n->points[n->point_count++] = (point_record){number, store_op, n->observed.action, n->observed.answered, n->changes,
                                                  n->fs ? ts_fsnemesis_records(n->fs) : 0};
 }
 
@@ -191,25 +190,25 @@ static void on_operation(void *context, const ts_fsop *op, uint64_t number) {
     ts_buf_append_str(e, ",\"op\":");
     ts_fsop_to_json(op, e);
     ts_buf_append_char(e, '}');
-    ts_case_world_event(n->world, e->data, e->len);
+    n->observed.record_event(n->observed.context, e->data, e->len);
     if (killed_here && n->plan.store_op && !n->killed_point) {
         n->death_seen = true;
         n->killed_point = point ? point : n->next_point;
     }
 }
 
-static void drain(ts_nemesis *n, ts_case_world *w, uint64_t limit) {
+static void drain(ts_nemesis *n, const ts_nemesis_observed *observed, uint64_t limit) {
     if (!n->fs) return;
-    n->world = w;
+    n->observed = *observed;
     char why[300];
     if (!ts_fsnemesis_drain(n->fs, ts_testee_pid(n->testee), limit, on_operation, n, why, sizeof why)) offer_warning(n, why);
 }
 
-bool ts_nemesis_at_line(ts_nemesis *n, ts_case_world *w, bool is_call, long *point) {
-    drain(n, w, ts_testee_stdout_offset(n->testee));
+bool ts_nemesis_at_line(ts_nemesis *n, const ts_nemesis_observed *observed, bool is_call, long *point) {
+    drain(n, observed, ts_testee_stdout_offset(n->testee));
     if (!is_call) return false;
     *point = ++n->next_point;
-    n->world = w;
+    n->observed = *observed;
     if (n->recording) n->protocol_points++, keep_point(n, *point, 0);
     if (n->plan.point == *point && !n->plan.store_op && !n->killed_point) {
         n->killed_point = *point;
@@ -219,7 +218,7 @@ bool ts_nemesis_at_line(ts_nemesis *n, ts_case_world *w, bool is_call, long *poi
 }
 
 /* The plan's power loss: the crash state written into the store (the testee is gone). */
-static void power_loss(ts_nemesis *n, ts_case_world *w) {
+static void power_loss(ts_nemesis *n, const ts_nemesis_observed *observed) {
     ts_buf description;
     ts_buf_init(&description);
     char why[300];
@@ -248,29 +247,29 @@ static void power_loss(ts_nemesis *n, ts_case_world *w) {
         ts_codec_write_string(&n->scratch, ts_str_from(text));
         ts_buf_append_char(&n->scratch, '}');
     }
-    ts_case_world_event(w, n->scratch.data, n->scratch.len);
+    observed->record_event(observed->context, n->scratch.data, n->scratch.len);
     ts_buf_free(&description);
 }
 
-bool ts_nemesis_after_death(ts_nemesis *n, ts_case_world *w, bool killed_at_line) {
-    drain(n, w, UINT64_MAX);
+bool ts_nemesis_after_death(ts_nemesis *n, const ts_nemesis_observed *observed, bool killed_at_line) {
+    drain(n, observed, UINT64_MAX);
     bool ours = killed_at_line || n->death_seen;
     if (!ours) return false;
     n->death_seen = false;
     if (!killed_at_line) {
         ts_buf_reset(&n->scratch);
         ts_buf_appendf(&n->scratch, "{\"killed\":%ld}", n->killed_point);
-        ts_case_world_event(w, n->scratch.data, n->scratch.len);
+        observed->record_event(observed->context, n->scratch.data, n->scratch.len);
     }
     if (!n->fs) return true;
     char why[300];
-    if (n->plan.crash_state[0]) power_loss(n, w);
+    if (n->plan.crash_state[0]) power_loss(n, observed);
     else ts_fsnemesis_restart(n->fs, why, sizeof why); /* a killed process: the store as it left it */
     return true;
 }
 
-void ts_nemesis_restarted(ts_nemesis *n, ts_case_world *w) {
-    drain(n, w, UINT64_MAX);
+void ts_nemesis_restarted(ts_nemesis *n, const ts_nemesis_observed *observed) {
+    drain(n, observed, UINT64_MAX);
     /* The observer of the stopped process took the arming with it: the next start's is armed
      * for what is left of the count (the run's operations are numbered across its processes). */
     uint64_t done = n->fs ? ts_fsnemesis_operations(n->fs) : 0;
@@ -278,8 +277,8 @@ void ts_nemesis_restarted(ts_nemesis *n, ts_case_world *w) {
         ts_testee_arm(n->testee, n->run_name, n->plan.store_op - done, true);
 }
 
-void ts_nemesis_end_run(ts_nemesis *n, ts_case_world *w) {
-    drain(n, w, UINT64_MAX);
+void ts_nemesis_end_run(ts_nemesis *n, const ts_nemesis_observed *observed) {
+    drain(n, observed, UINT64_MAX);
     offer_warning(n, n->fs ? ts_fsnemesis_warnings(n->fs) : "");
 }
 

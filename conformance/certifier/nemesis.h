@@ -10,6 +10,11 @@
  * gone); and the points of the uninterrupted run, with the crash states a power loss there would
  * leave, from which the sweep (resume_run.c) plans its kill runs. The world (world.h) asks it at
  * every line and after every death; it never judges.
+ *
+ * It decides from what was observed, not from the world itself: each call carries a
+ * ts_nemesis_observed (the action in flight, whether its answer came, and where the run's events
+ * go), which the world fills in. So the world includes the nemesis and the nemesis knows nothing
+ * of the world (no include circle: the file-system nemesis extends this room alone).
  */
 #ifndef TURNSTILE_CONFORMANCE_CERTIFIER_NEMESIS_H
 #define TURNSTILE_CONFORMANCE_CERTIFIER_NEMESIS_H
@@ -19,8 +24,19 @@
 #include <stdint.h>
 
 #include "conformance/certifier/testee.h"
-#include "conformance/certifier/world.h"
 #include "core/json/buf.h"
+
+typedef struct ts_nemesis ts_nemesis;
+
+/* What the nemesis sees of the run in flight at a call, filled in by the world (borrowed for
+ * the call): the action in flight (or the last sent), whether its answer came, and the sink of
+ * the run's record, to which each event (a JSON object's text) the nemesis adds is appended. */
+typedef struct ts_nemesis_observed {
+    size_t action;
+    bool answered;
+    void (*record_event)(void *context, const char *json, size_t len);
+    void *context;
+} ts_nemesis_observed;
 
 typedef struct ts_nemesis_options {
     bool observe;        /* the file-system observer: points at store operations */
@@ -56,17 +72,17 @@ bool ts_nemesis_begin_run(ts_nemesis *n, const char *name, const ts_kill_plan *p
 /* At a line the testee wrote (a world call when is_call, else an answer): the store operations
  * that came before it are recorded as events (each change a point); a world call is then point
  * *point. True when the plan kills the testee there, before its reply. */
-bool ts_nemesis_at_line(ts_nemesis *n, ts_case_world *w, bool is_call, long *point);
+bool ts_nemesis_at_line(ts_nemesis *n, const ts_nemesis_observed *observed, bool is_call, long *point);
 
 /* The testee died during an action (killed_at_line: the world killed it at a point this
  * nemesis chose). Records the rest of the store's operations; when the death is the plan's kill
  * (at a line, or at an armed store operation), records it and, for a power loss, writes the
  * crash state into the store. True when the death was the nemesis' (then the world restarts
  * the testee and recovers); false when the testee died on its own. */
-bool ts_nemesis_after_death(ts_nemesis *n, ts_case_world *w, bool killed_at_line);
+bool ts_nemesis_after_death(ts_nemesis *n, const ts_nemesis_observed *observed, bool killed_at_line);
 
 /* A clean restart (the world stopped the testee): what the store holds is what the next start finds. */
-void ts_nemesis_restarted(ts_nemesis *n, ts_case_world *w);
+void ts_nemesis_restarted(ts_nemesis *n, const ts_nemesis_observed *observed);
 
 /* The point the plan's kill fell at in this run (0: it did not happen). */
 long ts_nemesis_kill_point(const ts_nemesis *n);
@@ -76,7 +92,7 @@ long ts_nemesis_kill_point(const ts_nemesis *n);
 const char *ts_nemesis_unmade(const ts_nemesis *n);
 
 /* The run is over: the store's last operations recorded. */
-void ts_nemesis_end_run(ts_nemesis *n, ts_case_world *w);
+void ts_nemesis_end_run(ts_nemesis *n, const ts_nemesis_observed *observed);
 
 /* Appends the run's faults to its JSON object (",\"crash\":{...}" for a power loss, the
  * observer's warnings), after its "kill" member. */

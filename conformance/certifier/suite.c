@@ -196,6 +196,36 @@ static bool resume_request(ts_suite *suite, ts_case *c, const char *path, ts_err
 
 /* ------------------------------------------------------------------------ loading ------- */
 
+/* Why id cannot be a case's id (PROTOCOL.md: ids of [A-Za-z0-9_.], for globs, XML and replay),
+ * or NULL. */
+static const char *case_id_error(ts_str id) {
+    if (id.len == 0) return "a case id may not be empty";
+    for (size_t k = 0; k < id.len; k++) {
+        char ch = id.ptr[k];
+        if (!((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '.'))
+            return "a case id may hold only A-Z, a-z, 0-9, '_' and '.'";
+    }
+    return NULL;
+}
+
+/* The one-line request of a merge, host or journal case (its input values: the updates, the
+ * emissions or the scenario) into c->request, in arena. False out of memory. */
+static bool one_line_request(ts_arena *arena, ts_case *c, const ts_json *values, bool journal) {
+    ts_buf request;
+    ts_buf_init(&request);
+    ts_buf_append_str(&request, "{\"id\":");
+    ts_codec_write_string(&request, ts_str_from(c->id));
+    ts_buf_appendf(&request, ",\"op\":\"%s\",\"%s\":", c->op,
+                   journal ? "scenario" : strcmp(c->op, "host") == 0 ? "emissions" : "updates");
+    ts_codec_write(&request, values, TS_WRITE_COMPACT);
+    if (c->crash_before_commit) ts_buf_appendf(&request, ",\"crashBeforeCommit\":%ld", c->crash_before_commit);
+    ts_buf_append_char(&request, '}');
+    c->request = ts_arena_strndup(arena, request.data, request.len);
+    c->request_len = request.len;
+    ts_buf_free(&request);
+    return c->request != NULL;
+}
+
 /* Loads one manifest entry of the case directory dir (relative to the suite root, "" for the
  * root itself) into c, and feeds the case's identity into digest. */
 static bool load_case(ts_suite *suite, const source *src, const char *dir, const ts_json *entry, ts_case *c,
@@ -222,12 +252,8 @@ static bool load_case(ts_suite *suite, const source *src, const char *dir, const
         if (!rule.ptr) return fail(err, path, "a case's \"rules\" must be strings");
         c->rules[c->rule_count++] = rule.ptr;
     }
-    if (id.len == 0) return fail(err, path, "a case id may not be empty");
-    for (size_t k = 0; k < id.len; k++) { /* PROTOCOL.md: ids of [A-Za-z0-9_.] (globs, XML, replay) */
-        char ch = id.ptr[k];
-        if (!((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '.'))
-            return fail(err, path, "a case id may hold only A-Z, a-z, 0-9, '_' and '.'");
-    }
+    const char *bad_id = case_id_error(id);
+    if (bad_id) return fail(err, path, bad_id);
     snprintf(path, sizeof path, "%s%s%.*s", dir, slash, (int)input.len, input.ptr);
     c->source = ts_str_dup(arena, ts_str_from(path)).ptr;
     size_t len;
@@ -254,19 +280,7 @@ static bool load_case(ts_suite *suite, const source *src, const char *dir, const
         return fail(err, path, "\"crashBeforeCommit\" is a positive integer, for journal cases only");
     c->crash_before_commit = crash ? (long)crash->u.i : 0;
     if (resume) return true;
-    ts_buf request;
-    ts_buf_init(&request);
-    ts_buf_append_str(&request, "{\"id\":");
-    ts_codec_write_string(&request, id);
-    ts_buf_appendf(&request, ",\"op\":\"%s\",\"%s\":", c->op,
-                   journal ? "scenario" : strcmp(c->op, "host") == 0 ? "emissions" : "updates");
-    ts_codec_write(&request, &values, TS_WRITE_COMPACT);
-    if (c->crash_before_commit) ts_buf_appendf(&request, ",\"crashBeforeCommit\":%ld", c->crash_before_commit);
-    ts_buf_append_char(&request, '}');
-    c->request = ts_arena_strndup(arena, request.data, request.len);
-    c->request_len = request.len;
-    ts_buf_free(&request);
-    if (!c->request) return fail(err, path, "out of memory");
+    if (!one_line_request(arena, c, &values, journal)) return fail(err, path, "out of memory");
     ts_sha256_update(digest, c->id, strlen(c->id) + 1);
     ts_sha256_update(digest, c->request, c->request_len + 1);
     if (expected.ptr) {

@@ -68,7 +68,13 @@ static void clear_tree(pid_t command, bool *command_reaped, int report_fd, int w
     }
 }
 
-/* The traced command's arming messages (non-blocking reads of whole records). */
+/* The traced command's arming messages (non-blocking reads of whole records), at each wake-up.
+ * The tracer reads the same pipe before it numbers each store operation (fstrace.c take_arming);
+ * both readers are this process, so every record is taken once, in order. This one is not
+ * redundant: an arming's release (a pooled process's held records, fstrace.h `hold`) takes
+ * effect here at the first stop after the arming, e.g. the write of a world call, where the
+ * tracer alone would write them only at the next store operation, after that line, and the
+ * nemesis would see them late. */
 static void drain_control(ts_fstrace *tracer) {
     ts_fstrace_arm_message arm;
     while (read(FD_CONTROL, &arm, sizeof arm) == (ssize_t)sizeof arm) ts_fstrace_arm(tracer, &arm);

@@ -86,18 +86,25 @@ static void remove_registered(void) {
     errno = saved;
 }
 
-static void on_fatal_signal(int sig) {
-    if (deferring && !interrupted) { /* the caller winds down and leaves its answer (ts_child_defer_signals) */
-        interrupted = sig;
-        ts_child_kill_all();
-        return;
-    }
+/* Before the process ends by sig: every testee tree killed, the registered directories removed,
+ * and sig's default action back, so that raising it ends the process. Async-signal-safe (a
+ * signal handler's, and ts_child_end_by_signal's). */
+static void leave_nothing_behind(int sig) {
     ts_child_kill_all();
     remove_registered();
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     sigaction(sig, &dfl, NULL);
+}
+
+static void on_fatal_signal(int sig) {
+    if (deferring && !interrupted) { /* the caller winds down and leaves its answer (ts_child_defer_signals) */
+        interrupted = sig;
+        ts_child_kill_all();
+        return;
+    }
+    leave_nothing_behind(sig);
     raise(sig); /* blocked until this handler returns; then it ends the process */
 }
 
@@ -193,12 +200,7 @@ void ts_child_defer_signals(void) {
 int ts_child_interrupted(void) { return interrupted; }
 
 void ts_child_end_by_signal(int sig) {
-    ts_child_kill_all();
-    remove_registered();
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigaction(sig, &dfl, NULL);
+    leave_nothing_behind(sig);
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, sig);

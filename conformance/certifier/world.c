@@ -97,12 +97,20 @@ void ts_case_world_set_bounds(ts_case_world *w, long max_points_per_action, doub
     w->deadline = deadline;
 }
 
-void ts_case_world_event(ts_case_world *w, const char *json, size_t len) {
+/* Appends one event (a JSON object's text) to the run's record. */
+static void record_event(void *context, const char *json, size_t len) {
+    ts_case_world *w = context;
     if (w->events.len) ts_buf_append_char(&w->events, ',');
     ts_buf_append(&w->events, json, len);
 }
 
-static void event(ts_case_world *w, const char *json) { ts_case_world_event(w, json, strlen(json)); }
+static void event(ts_case_world *w, const char *json) { record_event(w, json, strlen(json)); }
+
+/* What the nemesis is shown of the run in flight at each call (nemesis.h): it decides from that,
+ * never from the world itself. */
+static ts_nemesis_observed observed(ts_case_world *w) {
+    return (ts_nemesis_observed){w->action, w->answered, record_event, w};
+}
 
 static ts_line_verdict on_line(void *context, const char *line, size_t len, ts_buf *reply);
 
@@ -133,10 +141,6 @@ static void converse(ts_case_world *w, const ts_buf *request, ts_call_result *re
         w->unsettled_kill = !result->settled_kill;
     }
 }
-
-size_t ts_case_world_action_index(const ts_case_world *w) { return w->action; }
-long ts_case_world_action_lines(const ts_case_world *w) { return w->action_lines; }
-bool ts_case_world_action_answered(const ts_case_world *w) { return w->answered; }
 
 /* A bound of the case was reached: the run stops here, and so does the case. */
 static ts_line_verdict reach_limit(ts_case_world *w, const char *limit, const char *detail) {
@@ -289,7 +293,8 @@ static ts_line_verdict on_line(void *context, const char *line, size_t len, ts_b
     }
     bool is_call = call.ptr || commit.ptr;
     long point = 0;
-    bool kill = ts_nemesis_at_line(w->nemesis, w, is_call, &point); /* the store's operations before it first */
+    ts_nemesis_observed seen = observed(w);
+    bool kill = ts_nemesis_at_line(w->nemesis, &seen, is_call, &point); /* the store's operations before it first */
     if (!is_call) { /* the answer */
         event(w, "{\"answer\":");
         ts_codec_write(&w->events, &v, TS_WRITE_COMPACT);
@@ -357,8 +362,8 @@ static bool send(ts_case_world *w, const char *action, long of, int attempt) {
     ts_buf_free(&request);
     ts_case_run_outcome *run = w->run;
     bool died = result.status == TS_CALL_CRASHED || result.status == TS_CALL_EXITED;
-    if (!run->limit && !w->protocol[0] && (w->killed || died) &&
-        ts_nemesis_after_death(w->nemesis, w, w->killed)) {
+    ts_nemesis_observed seen = observed(w);
+    if (!run->limit && !w->protocol[0] && (w->killed || died) && ts_nemesis_after_death(w->nemesis, &seen, w->killed)) {
         w->killed = true;
         event(w, "{\"restart\":\"kill\"}");
         return true;
@@ -464,7 +469,8 @@ void ts_case_world_run_case(ts_case_world *w, ts_testee *testee, ts_nemesis *nem
         w->action = i;
         if (a->kind == TS_SCENARIO_RESTART) {
             ts_testee_stop(w->testee);
-            ts_nemesis_restarted(nemesis, w);
+            ts_nemesis_observed seen = observed(w);
+            ts_nemesis_restarted(nemesis, &seen);
             event(w, "{\"restart\":\"clean\"}");
             send(w, "{\"recover\":true}", (long)i, 1);
         } else {
@@ -485,7 +491,8 @@ void ts_case_world_run_case(ts_case_world *w, ts_testee *testee, ts_nemesis *nem
     if (!run->aborted && !run->unsupported) final_read(w, "{\"read\":true}");
     if (!run->aborted && !run->unsupported && ts_case_world_needs_branch(w) && (w->branch & TS_BRANCH_HISTORY))
         final_read(w, "{\"read\":true,\"history\":true}"); /* U13: every branch the engine keeps */
-    ts_nemesis_end_run(nemesis, w);
+    ts_nemesis_observed seen = observed(w);
+    ts_nemesis_end_run(nemesis, &seen);
     ts_buf_reset(out);
     long kill = ts_nemesis_kill_point(nemesis);
     if (kill) ts_buf_appendf(out, "{\"kill\":%ld", kill);

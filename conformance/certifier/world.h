@@ -12,7 +12,9 @@
  * scripted result, error or pending; an ack to a commit notice); and the run's events — every
  * action sent, line read with its reply, kill, restart, store operation and harness outcome —
  * which are the history the judge reads. Where and how to kill is the nemesis' (nemesis.h),
- * which the run asks at every line and after every death.
+ * which the run asks at every line and after every death, showing it what it observed (the
+ * action in flight, whether its answer came) and where the nemesis' events go: the world
+ * includes the nemesis, never the reverse.
  */
 #ifndef TURNSTILE_CONFORMANCE_CERTIFIER_WORLD_H
 #define TURNSTILE_CONFORMANCE_CERTIFIER_WORLD_H
@@ -82,16 +84,5 @@ void ts_case_world_pipelining(const ts_case_world *w, ts_case_pipelining *out);
 
 /* Did the run just played end its kill at a point without settling first? */
 bool ts_case_world_unsettled_kill(const ts_case_world *w);
-
-/* ---- for the nemesis (nemesis.c), while a run is in flight ---- */
-
-/* Appends one event (a JSON object's text) to the run's record. */
-void ts_case_world_event(ts_case_world *w, const char *json, size_t len);
-
-/* The index of the action in flight (or the last sent), and how many world calls and commit
- * notices it has drawn so far; whether its answer came. */
-size_t ts_case_world_action_index(const ts_case_world *w);
-long ts_case_world_action_lines(const ts_case_world *w);
-bool ts_case_world_action_answered(const ts_case_world *w);
 
 #endif

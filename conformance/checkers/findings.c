@@ -166,14 +166,16 @@ const char *ts_rules_first_required(const char *const *rules, size_t count, cons
     return otherwise;
 }
 
-void ts_check_excerpt_str(ts_str s, char *out, size_t max) {
+void ts_check_excerpt_str_or(ts_str s, const char *absent, char *out, size_t max) {
     if (!s.ptr) {
-        snprintf(out, max, "(absent)");
+        snprintf(out, max, "%s", absent);
         return;
     }
     ts_json v = ts_json_make_string(s);
     ts_check_excerpt(&v, out, max);
 }
+
+void ts_check_excerpt_str(ts_str s, char *out, size_t max) { ts_check_excerpt_str_or(s, "(absent)", out, max); }
 
 void ts_check_excerpt(const ts_json *value, char *out, size_t max) {
     ts_buf buf;

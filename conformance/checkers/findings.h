@@ -75,5 +75,7 @@ const char *ts_rules_first_required(const char *const *rules, size_t count, cons
 void ts_check_excerpt(const ts_json *value, char *out, size_t max);
 /* The same for a string member's value; "(absent)" when it has none. */
 void ts_check_excerpt_str(ts_str s, char *out, size_t max);
+/* The same, with the text absent (e.g. "null": the journal rules' messages) when it has none. */
+void ts_check_excerpt_str_or(ts_str s, const char *absent, char *out, size_t max);
 
 #endif

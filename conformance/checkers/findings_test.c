@@ -47,9 +47,24 @@ static void test_excerpt(void) {
     CHECK((((unsigned char)out[strlen(out) - 4]) & 0xC0) != 0xC0); /* never half a character */
 }
 
+/* A string member's excerpt: its JSON when present; the caller's text when absent ("(absent)" by
+ * default, "null" in the journal rules' messages). */
+static void test_excerpt_str(void) {
+    char out[16];
+    ts_check_excerpt_str((ts_str){NULL, 0}, out, sizeof out);
+    CHECK_STR_EQ(out, "(absent)");
+    ts_check_excerpt_str_or((ts_str){NULL, 0}, "null", out, sizeof out);
+    CHECK_STR_EQ(out, "null");
+    ts_check_excerpt_str_or(ts_str_from("a\"b"), "null", out, sizeof out);
+    CHECK_STR_EQ(out, "\"a\\\"b\"");
+    ts_check_excerpt_str(ts_str_from(""), out, sizeof out);
+    CHECK_STR_EQ(out, "\"\"");
+}
+
 int main(void) {
     TS_RUN(test_required_and_unknown_fail);
     TS_RUN(test_first_required);
     TS_RUN(test_excerpt);
+    TS_RUN(test_excerpt_str);
     return ts_unit_finish();
 }

@@ -488,7 +488,8 @@ int ts_cli_certify(int argc, char **argv) {
     return status;
 }
 
-static int certify(int argc, char **argv, certify_args *a) {
+/* The options' defaults, before the command line is read. */
+static void set_defaults(certify_args *a) {
     a->repeat = true;
     a->progress = -1;
     a->nemesis = TS_NEMESIS_POWER_LOSS;
@@ -497,6 +498,51 @@ static int certify(int argc, char **argv, certify_args *a) {
     a->warm = TS_RUN_WARM_AUTO;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     a->jobs = cores > 64 ? 64 : cores < 1 ? 1 : (int)cores;
+}
+
+/* The run against testee, its reports written; the exit status. A signal deferred meanwhile
+ * ends the process by that signal once the partial answer is written. */
+static int run_and_report(certify_args *a, const char *argv0, const ts_suite *suite, ts_testee *testee,
+                          ts_run_options *options, outputs *out, ts_expected_failures *expected) {
+    int status;
+    ts_buf before, after;
+    ts_buf_init(&before);
+    ts_buf_init(&after);
+    printed_commands(a, argv0, suite, &before, &after);
+    ts_report_context ctx = {before.data ? before.data : "turnstile certify", after.data ? after.data : "", NULL, NULL,
+                             a->expected_path, NULL};
+    ts_certify_live live = {.text = out->json.stream == stdout || out->junit.stream == stdout || out->list.stream == stdout
+                                        ? stderr : stdout,
+                            .progress = a->progress == 1 || (a->progress == -1 && isatty(STDERR_FILENO) &&
+                                                             !(getenv("CI") && *getenv("CI"))),
+                            .verbose = a->verbose, .ctx = &ctx, .expected = a->expected_path ? expected : NULL};
+    options->progress = ts_certify_live_progress;
+    options->decided = ts_certify_live_decided;
+    options->progress_context = &live;
+    ts_child_defer_signals(); /* a CI timeout's SIGTERM leaves a partial certificate */
+    ts_certification result;
+    result.turnstile_version = ts_cli_version;
+    result.turnstile_commit = ts_cli_commit;
+    if (!ts_certify(suite, testee, options, &result)) {
+        fprintf(stderr, "turnstile certify: out of memory\n");
+        status = TS_EXIT_FAILURE;
+    } else {
+        status = report(a, &result, ctx, &live, out, a->expected_path ? expected : NULL);
+    }
+    ts_certification_free(&result);
+    ts_testee_close(testee);
+    ts_buf_free(&before);
+    ts_buf_free(&after);
+    int sig = ts_child_interrupted();
+    if (sig) { /* the partial answer is written: end as the signal would have */
+        fflush(NULL);
+        ts_child_end_by_signal(sig);
+    }
+    return status;
+}
+
+static int certify(int argc, char **argv, certify_args *a) {
+    set_defaults(a);
     int status = parse(argc, argv, a);
     if (status >= 0) return status;
     ts_run_options options = {a->rule_count ? a->rules : NULL, a->rule_count, a->glob_count ? a->globs : NULL, a->glob_count,
@@ -545,41 +591,7 @@ static int certify(int argc, char **argv, certify_args *a) {
         if (!testee) fprintf(stderr, "turnstile certify: %s: no verdict (exit 3)\n", why[0] ? why : "out of memory");
     }
     status = !outputs_ok ? TS_EXIT_USAGE : !testee ? TS_EXIT_HARNESS : TS_EXIT_OK;
-    if (testee) {
-        ts_buf before, after;
-        ts_buf_init(&before);
-        ts_buf_init(&after);
-        printed_commands(a, argv[-1], &suite, &before, &after);
-        ts_report_context ctx = {before.data ? before.data : "turnstile certify", after.data ? after.data : "", NULL, NULL,
-                                 a->expected_path, NULL};
-        ts_certify_live live = {.text = out.json.stream == stdout || out.junit.stream == stdout || out.list.stream == stdout
-                                            ? stderr : stdout,
-                                .progress = a->progress == 1 || (a->progress == -1 && isatty(STDERR_FILENO) &&
-                                                                 !(getenv("CI") && *getenv("CI"))),
-                                .verbose = a->verbose, .ctx = &ctx, .expected = a->expected_path ? &expected : NULL};
-        options.progress = ts_certify_live_progress;
-        options.decided = ts_certify_live_decided;
-        options.progress_context = &live;
-        ts_child_defer_signals(); /* a CI timeout's SIGTERM leaves a partial certificate */
-        ts_certification result;
-        result.turnstile_version = ts_cli_version;
-        result.turnstile_commit = ts_cli_commit;
-        if (!ts_certify(&suite, testee, &options, &result)) {
-            fprintf(stderr, "turnstile certify: out of memory\n");
-            status = TS_EXIT_FAILURE;
-        } else {
-            status = report(a, &result, ctx, &live, &out, a->expected_path ? &expected : NULL);
-        }
-        ts_certification_free(&result);
-        ts_testee_close(testee);
-        ts_buf_free(&before);
-        ts_buf_free(&after);
-        int sig = ts_child_interrupted();
-        if (sig) { /* the partial answer is written: end as the signal would have */
-            fflush(NULL);
-            ts_child_end_by_signal(sig);
-        }
-    }
+    if (testee) status = run_and_report(a, argv[-1], &suite, testee, &options, &out, &expected);
     discard_outputs(&out); /* not written (no run): each destination stays as it was */
     ts_expected_failures_free(&expected);
     ts_suite_free(&suite);

@@ -88,23 +88,30 @@ static void say_waiting(void *context, const char *path) {
             path, o->owner_wait_seconds);
 }
 
-int ts_cli_run(int argc, char **argv) {
-    const char *scenario_path = NULL, *db = NULL;
-    ts_sqlite_options sqlite_options = {0};
-    ts_engine_options options = {0};
-    size_t max_input = TS_CLI_MAX_INPUT_DEFAULT;
-    const char *wait_text = NULL;
-    double wait_owner = 60;
+/* `turnstile run`'s command line. */
+typedef struct run_args {
+    const char *scenario_path, *db;
+    ts_sqlite_options sqlite_options;
+    ts_engine_options options;
+    size_t max_input;
+    const char *wait_text;
+    double wait_owner;
+} run_args;
+
+/* Reads the command line into a (defaults first). -1 to go on, else the exit status (help
+ * printed, or a usage error said). */
+static int parse_run_args(int argc, char **argv, run_args *a) {
+    *a = (run_args){.max_input = TS_CLI_MAX_INPUT_DEFAULT, .wait_owner = 60};
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(run_usage, stdout);
             return TS_EXIT_OK;
         } else if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
-            db = argv[++i];
+            a->db = argv[++i];
         } else if (strcmp(argv[i], "--sync") == 0 && i + 1 < argc) {
             const char *mode = argv[++i];
-            if (strcmp(mode, "full") == 0) sqlite_options.synchronous = TS_SQLITE_SYNC_FULL;
-            else if (strcmp(mode, "normal") == 0) sqlite_options.synchronous = TS_SQLITE_SYNC_NORMAL;
+            if (strcmp(mode, "full") == 0) a->sqlite_options.synchronous = TS_SQLITE_SYNC_FULL;
+            else if (strcmp(mode, "normal") == 0) a->sqlite_options.synchronous = TS_SQLITE_SYNC_NORMAL;
             else {
                 fprintf(stderr, "turnstile run: --sync takes full or normal, not '%s'\n", mode);
                 return TS_EXIT_USAGE;
@@ -112,31 +119,41 @@ int ts_cli_run(int argc, char **argv) {
         } else if (strcmp(argv[i], "--crash-before-commit") == 0 && i + 1 < argc) {
             unsigned long long k;
             if (!ts_cli_parse_whole("run", "--crash-before-commit", argv[++i], 1, UINT32_MAX, &k)) return TS_EXIT_USAGE;
-            options.crash_before_commit = k;
-            options.stop_at_crash = true;
+            a->options.crash_before_commit = k;
+            a->options.stop_at_crash = true;
         } else if (strcmp(argv[i], "--max-input-bytes") == 0 && i + 1 < argc) {
-            if (!ts_cli_parse_max_input("run", argv[++i], &max_input)) return TS_EXIT_USAGE;
+            if (!ts_cli_parse_max_input("run", argv[++i], &a->max_input)) return TS_EXIT_USAGE;
         } else if (strcmp(argv[i], "--wait-owner") == 0 && i + 1 < argc) {
-            wait_text = argv[++i];
-            if (strcmp(wait_text, "0") != 0 && !ts_cli_parse_real("run", "--wait-owner", wait_text, 0, 1e9, &wait_owner))
+            a->wait_text = argv[++i];
+            if (strcmp(a->wait_text, "0") != 0 &&
+                !ts_cli_parse_real("run", "--wait-owner", a->wait_text, 0, 1e9, &a->wait_owner))
                 return TS_EXIT_USAGE;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             fprintf(stderr, "turnstile run: unknown option or missing value '%s' (see turnstile run --help)\n", argv[i]);
             return TS_EXIT_USAGE;
-        } else if (scenario_path) {
+        } else if (a->scenario_path) {
             fprintf(stderr, "turnstile run: one scenario at most (see turnstile run --help)\n");
             return TS_EXIT_USAGE;
         } else {
-            scenario_path = argv[i];
+            a->scenario_path = argv[i];
         }
     }
-    if (!scenario_path || !db) {
+    if (!a->scenario_path || !a->db) {
         fprintf(stderr, "turnstile run: a SCENARIO and --db FILE are required (see turnstile run --help)\n");
         return TS_EXIT_USAGE;
     }
+    return -1;
+}
+
+int ts_cli_run(int argc, char **argv) {
+    run_args a;
+    int parsed = parse_run_args(argc, argv, &a);
+    if (parsed >= 0) return parsed;
+    const char *scenario_path = a.scenario_path, *db = a.db, *wait_text = a.wait_text;
+    ts_sqlite_options sqlite_options = a.sqlite_options;
     char *data = NULL;
     size_t len = 0;
-    if (ts_cli_read_input(scenario_path, max_input, &data, &len) != 0) return TS_EXIT_USAGE;
+    if (ts_cli_read_input(scenario_path, a.max_input, &data, &len) != 0) return TS_EXIT_USAGE;
     ts_arena arena;
     ts_arena_init(&arena);
     ts_json doc;
@@ -157,7 +174,7 @@ int ts_cli_run(int argc, char **argv) {
     sqlite_options.owner = fail_at_once ? TS_SQLITE_OWNER_FAIL : TS_SQLITE_OWNER_WAIT; /* one run owns a journal at a time */
     sqlite_options.on_wait = say_waiting;
     sqlite_options.on_wait_context = &sqlite_options;
-    sqlite_options.owner_wait_seconds = wait_owner;
+    sqlite_options.owner_wait_seconds = a.wait_owner;
     store = ts_sqlite_store_open(db, &sqlite_options, &err);
     if (!store) {
         fprintf(stderr, "turnstile run: %s: %s\n", db, err.message);
@@ -166,7 +183,7 @@ int ts_cli_run(int argc, char **argv) {
     }
     ts_engine_state state;
     uint64_t commits = 0;
-    if (!ts_engine_drive(store, &scenario, &options, &state, &commits, &err)) {
+    if (!ts_engine_drive(store, &scenario, &a.options, &state, &commits, &err)) {
         fprintf(stderr, "turnstile run: %s: %s (after %llu commits)\n", db, err.message, (unsigned long long)commits);
         status = TS_EXIT_FAILURE;
         goto done;

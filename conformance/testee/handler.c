@@ -105,54 +105,106 @@ static void handle_journal(const ts_testee_config *config, ts_arena *arena, cons
     ts_store_close(store);
 }
 
-static void handle(const ts_testee_config *config, ts_arena *arena, const ts_json *request, ts_buf *out) {
-    ts_str id = ts_json_string(ts_json_get(request, "id"));
-    ts_str op = ts_json_string(ts_json_get(request, "op"));
+/* hello: the reference's name (or the mutant's), the ops it answers and what it can do. */
+static void answer_hello(const ts_testee_config *config, ts_arena *arena, ts_str id, ts_buf *out) {
+    const ts_mutant *mutant = config->mutant;
+    ts_json_builder hello;
+    ts_json_builder_init(&hello, arena);
+    ts_json list[4] = {ts_json_make_string(ts_str_from("merge")), ts_json_make_string(ts_str_from("host")),
+                       ts_json_make_string(ts_str_from("journal")), ts_json_make_string(ts_str_from("resume"))};
+    ts_json ops_array = {TS_JSON_ARRAY, {.a = {list, 4}}};
+    char name[96];
+    snprintf(name, sizeof name, "turnstile-%s%s", mutant ? "mutant-" : "reference", mutant ? mutant->name : "");
+    ts_json_builder_add(&hello, "name", ts_json_make_string(ts_str_dup(arena, ts_str_from(name))));
+    ts_json_builder_add(&hello, "version", ts_json_make_string(ts_str_from("1")));
+    ts_json_builder_add(&hello, "ops", ops_array);
+    ts_json_builder_add(&hello, "async", ts_json_make_bool(true)); /* resume: tools may answer later */
+    ts_json branch[3] = {ts_json_make_string(ts_str_from("edit")), ts_json_make_string(ts_str_from("fork")),
+                         ts_json_make_string(ts_str_from("history"))};
+    ts_json_builder_add(&hello, "branch", (ts_json){TS_JSON_ARRAY, {.a = {branch, 3}}}); /* resume: edit, fork, read every branch */
+    ts_json_builder_add(&hello, "durability", ts_json_make_string(ts_str_from(ts_testee_durability(config))));
+    if (config->can_fork) ts_json_builder_add(&hello, "fork", ts_json_make_bool(true)); /* PROTOCOL.md, fork servers */
+    ts_json value;
+    if (ts_json_builder_finish(&hello, &value)) answer_with(out, id, "hello", &value, NULL, NULL);
+    else answer_error(out, id, "out of memory");
+}
+
+/* merge: the merged response of the stream. */
+static void answer_merge(const ts_testee_config *config, ts_arena *arena, const ts_stream *stream,
+                         const ts_merge_options *options, ts_str id, ts_buf *out) {
+    ts_error err;
+    ts_error_clear(&err);
+    char message[600];
+    ts_response response;
+    ts_json response_json;
+    if (!ts_merge(arena, stream->updates, stream->count, options, &response, &err)) {
+        ts_error_format(&err, "request", message, sizeof message);
+        answer_error(out, id, message);
+        return;
+    }
+    if (config->mutant && config->mutant->overwrite_created_at) overwrite_created_at(config, &response);
+    if (!ts_response_to_json(&response, arena, &response_json)) {
+        answer_error(out, id, "out of memory");
+        return;
+    }
+    answer_with(out, id, "response", &response_json, NULL, NULL);
+}
+
+/* The drop-dangling-metadata mutant's host: its response is the merge of what it emitted,
+ * the response ids and the dangling metadata lost. NULL, or the error to answer when that
+ * cannot be made (static text). */
+static const char *merge_host_stream_lossily(ts_arena *arena, ts_host_turn *turn, ts_merge_options *options) {
+    ts_error err;
+    ts_error_clear(&err);
+    ts_stream lossy = {ts_arena_alloc(arena, (turn->count ? turn->count : 1) * sizeof *turn->stream), turn->count};
+    if (!lossy.updates) return "out of memory";
+    memcpy(lossy.updates, turn->stream, turn->count * sizeof *turn->stream);
+    for (size_t i = 0; i < lossy.count; i++) lossy.updates[i].response_id = (ts_str){NULL, 0};
+    options->primary_response_id = turn->response_id;
+    if (!drop_dangling_metadata(arena, &lossy) ||
+        !ts_merge(arena, lossy.updates, lossy.count, options, &turn->response, &err))
+        return "cannot merge";
+    return NULL;
+}
+
+/* host: the stream the host emitted from the agent's emissions, and its response. */
+static void answer_host(const ts_testee_config *config, ts_arena *arena, const ts_stream *stream,
+                        ts_merge_options *options, ts_str id, ts_buf *out) {
     const ts_mutant *mutant = config->mutant;
     ts_error err;
     ts_error_clear(&err);
     char message[600];
-    if (!id.ptr) {
-        answer_error(out, id, "the request has no string \"id\"");
+    ts_host_turn turn;
+    if (!ts_host_run(arena, stream->updates, stream->count, !(mutant && mutant->no_host_response_id), options, &turn,
+                     &err)) {
+        ts_error_format(&err, "request", message, sizeof message);
+        answer_error(out, id, message);
         return;
     }
-    if (ts_str_eq_cstr(op, "hello")) {
-        ts_json_builder hello;
-        ts_json_builder_init(&hello, arena);
-        ts_json list[4] = {ts_json_make_string(ts_str_from("merge")), ts_json_make_string(ts_str_from("host")),
-                           ts_json_make_string(ts_str_from("journal")), ts_json_make_string(ts_str_from("resume"))};
-        ts_json ops_array = {TS_JSON_ARRAY, {.a = {list, 4}}};
-        char name[96];
-        snprintf(name, sizeof name, "turnstile-%s%s", mutant ? "mutant-" : "reference", mutant ? mutant->name : "");
-        ts_json_builder_add(&hello, "name", ts_json_make_string(ts_str_dup(arena, ts_str_from(name))));
-        ts_json_builder_add(&hello, "version", ts_json_make_string(ts_str_from("1")));
-        ts_json_builder_add(&hello, "ops", ops_array);
-        ts_json_builder_add(&hello, "async", ts_json_make_bool(true)); /* resume: tools may answer later */
-        ts_json branch[3] = {ts_json_make_string(ts_str_from("edit")), ts_json_make_string(ts_str_from("fork")),
-                             ts_json_make_string(ts_str_from("history"))};
-        ts_json_builder_add(&hello, "branch", (ts_json){TS_JSON_ARRAY, {.a = {branch, 3}}}); /* resume: edit, fork, read every branch */
-        ts_json_builder_add(&hello, "durability", ts_json_make_string(ts_str_from(ts_testee_durability(config))));
-        if (config->can_fork) ts_json_builder_add(&hello, "fork", ts_json_make_bool(true)); /* PROTOCOL.md, fork servers */
-        ts_json value;
-        if (ts_json_builder_finish(&hello, &value)) answer_with(out, id, "hello", &value, NULL, NULL);
-        else answer_error(out, id, "out of memory");
+    const char *lossy_error = mutant && mutant->drop_dangling_metadata ? merge_host_stream_lossily(arena, &turn, options) : NULL;
+    if (lossy_error) {
+        answer_error(out, id, lossy_error);
         return;
     }
-    if (ts_str_eq_cstr(op, "journal")) {
-        handle_journal(config, arena, request, id, out);
+    if (mutant && mutant->overwrite_created_at) overwrite_created_at(config, &turn.response);
+    ts_json *items = ts_arena_alloc(arena, (turn.count ? turn.count : 1) * sizeof *items);
+    bool ok = items != NULL;
+    for (size_t i = 0; ok && i < turn.count; i++) ok = ts_update_to_json(&turn.stream[i], arena, &items[i]);
+    ts_json stream_json = (ts_json){TS_JSON_ARRAY, {.a = {items, turn.count}}}, response_json;
+    if (!ok || !ts_response_to_json(&turn.response, arena, &response_json)) {
+        answer_error(out, id, "out of memory");
         return;
     }
-    if (ts_str_eq_cstr(op, "resume")) {
-        ts_testee_resume(config, arena, request, id, out);
-        return;
-    }
-    bool is_merge = ts_str_eq_cstr(op, "merge"), is_host = ts_str_eq_cstr(op, "host");
-    if (!is_merge && !is_host) {
-        ts_buf_append_str(out, "{\"id\":");
-        ts_codec_write_string(out, id);
-        ts_buf_append_str(out, ",\"unsupported\":true}");
-        return;
-    }
+    answer_with(out, id, "stream", &stream_json, "response", &response_json);
+}
+
+/* merge and host: the request's stream ("updates" or "emissions") read, then answered. */
+static void answer_stream_op(const ts_testee_config *config, ts_arena *arena, const ts_json *request, ts_str id,
+                             bool is_merge, ts_buf *out) {
+    const ts_mutant *mutant = config->mutant;
+    ts_error err;
+    ts_error_clear(&err);
+    char message[600];
     const char *field = is_merge ? "updates" : "emissions";
     const ts_json *array = ts_json_get(request, field);
     ts_stream stream;
@@ -166,61 +218,37 @@ static void handle(const ts_testee_config *config, ts_arena *arena, const ts_jso
         answer_error(out, id, message);
         return;
     }
-    /* The dangling-metadata bug is the merger's: the host's stream stays intact (below). */
+    /* The dangling-metadata bug is the merger's: the host's stream stays intact (answer_host). */
     if (mutant && mutant->drop_dangling_metadata && is_merge && !drop_dangling_metadata(arena, &stream)) {
         answer_error(out, id, "out of memory");
         return;
     }
     ts_merge_options options = {.order = mutant ? mutant->order : NULL};
     options.primary_response_id = ts_json_string(ts_json_get(request, "responseId"));
-    ts_json response_json, stream_json;
-    if (is_merge) {
-        ts_response response;
-        if (!ts_merge(arena, stream.updates, stream.count, &options, &response, &err)) {
-            ts_error_format(&err, "request", message, sizeof message);
-            answer_error(out, id, message);
-            return;
-        }
-        if (mutant && mutant->overwrite_created_at) overwrite_created_at(config, &response);
-        if (!ts_response_to_json(&response, arena, &response_json)) {
-            answer_error(out, id, "out of memory");
-            return;
-        }
-        answer_with(out, id, "response", &response_json, NULL, NULL);
+    if (is_merge) answer_merge(config, arena, &stream, &options, id, out);
+    else answer_host(config, arena, &stream, &options, id, out);
+}
+
+static void handle(const ts_testee_config *config, ts_arena *arena, const ts_json *request, ts_buf *out) {
+    ts_str id = ts_json_string(ts_json_get(request, "id"));
+    ts_str op = ts_json_string(ts_json_get(request, "op"));
+    if (!id.ptr) {
+        answer_error(out, id, "the request has no string \"id\"");
         return;
     }
-    ts_host_turn turn;
-    if (!ts_host_run(arena, stream.updates, stream.count, !(mutant && mutant->no_host_response_id), &options, &turn,
-                     &err)) {
-        ts_error_format(&err, "request", message, sizeof message);
-        answer_error(out, id, message);
-        return;
+    if (ts_str_eq_cstr(op, "hello")) {
+        answer_hello(config, arena, id, out);
+    } else if (ts_str_eq_cstr(op, "journal")) {
+        handle_journal(config, arena, request, id, out);
+    } else if (ts_str_eq_cstr(op, "resume")) {
+        ts_testee_resume(config, arena, request, id, out);
+    } else if (ts_str_eq_cstr(op, "merge") || ts_str_eq_cstr(op, "host")) {
+        answer_stream_op(config, arena, request, id, ts_str_eq_cstr(op, "merge"), out);
+    } else {
+        ts_buf_append_str(out, "{\"id\":");
+        ts_codec_write_string(out, id);
+        ts_buf_append_str(out, ",\"unsupported\":true}");
     }
-    if (mutant && mutant->drop_dangling_metadata) { /* merge what the host emitted, losing the metadata */
-        ts_stream lossy = {ts_arena_alloc(arena, (turn.count ? turn.count : 1) * sizeof *turn.stream), turn.count};
-        if (!lossy.updates) {
-            answer_error(out, id, "out of memory");
-            return;
-        }
-        memcpy(lossy.updates, turn.stream, turn.count * sizeof *turn.stream);
-        for (size_t i = 0; i < lossy.count; i++) lossy.updates[i].response_id = (ts_str){NULL, 0};
-        options.primary_response_id = turn.response_id;
-        if (!drop_dangling_metadata(arena, &lossy) ||
-            !ts_merge(arena, lossy.updates, lossy.count, &options, &turn.response, &err)) {
-            answer_error(out, id, "cannot merge");
-            return;
-        }
-    }
-    if (mutant && mutant->overwrite_created_at) overwrite_created_at(config, &turn.response);
-    ts_json *items = ts_arena_alloc(arena, (turn.count ? turn.count : 1) * sizeof *items);
-    bool ok = items != NULL;
-    for (size_t i = 0; ok && i < turn.count; i++) ok = ts_update_to_json(&turn.stream[i], arena, &items[i]);
-    stream_json = (ts_json){TS_JSON_ARRAY, {.a = {items, turn.count}}};
-    if (!ok || !ts_response_to_json(&turn.response, arena, &response_json)) {
-        answer_error(out, id, "out of memory");
-        return;
-    }
-    answer_with(out, id, "stream", &stream_json, "response", &response_json);
 }
 
 void ts_testee_answer(const ts_testee_config *config, const char *line, size_t len, ts_buf *answer) {

@@ -21,15 +21,6 @@ void jc_format(char *out, size_t max, const char *fmt, ...) {
     va_end(ap);
 }
 
-void jc_str_excerpt(ts_str s, char *out, size_t max) {
-    if (!s.ptr) {
-        jc_format(out, max, "null");
-        return;
-    }
-    ts_json v = ts_json_make_string(s);
-    ts_check_excerpt(&v, out, max);
-}
-
 /* "assistant {"text":"5"}" */
 void jc_entry_excerpt(ts_entry_role role, const ts_json *content, char *out, size_t max) {
     char body[EXCERPT];
@@ -85,7 +76,7 @@ static bool read_entry(const ts_json *v, const char *path, answer_entry *out, ch
     if (!string_at(v, "role", path, &role, why, max)) return false;
     if (!ts_entry_role_parse(role, &out->role)) {
         char got[EXCERPT];
-        jc_str_excerpt(role, got, sizeof got);
+        ts_check_excerpt_str_or(role, "null", got, sizeof got);
         jc_format(why, max, "%s.role: must be \"user\", \"assistant\" or \"tool\", got %s", path, got);
         return false;
     }
@@ -108,7 +99,7 @@ static bool read_task(const ts_json *v, const char *path, answer_task *out, char
         return false;
     if (!ts_task_status_parse(status, &out->status)) {
         char got[EXCERPT];
-        jc_str_excerpt(status, got, sizeof got);
+        ts_check_excerpt_str_or(status, "null", got, sizeof got);
         jc_format(why, max, "%s.status: must be \"pending\", \"completed\" or \"failed\", got %s", path, got);
         return false;
     }

@@ -64,8 +64,8 @@ typedef enum naming_status { NAMED, NAMING_FAILED, NAMING_OUT_OF_MEMORY } naming
 
 /* snprintf that cuts silently: excerpts and messages are bounded on purpose. */
 void jc_format(char *out, size_t max, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* A string's JSON excerpt ("null" when absent); "ROLE CONTENT" of an entry. */
-void jc_str_excerpt(ts_str s, char *out, size_t max);
+/* "ROLE CONTENT" of an entry. (A string's excerpt, "null" when absent, is findings.h's
+ * ts_check_excerpt_str_or(s, "null", ...).) */
 void jc_entry_excerpt(ts_entry_role role, const ts_json *content, char *out, size_t max);
 
 /* Reads the journal answer (arena); false with why (a field path and what is wrong) when it

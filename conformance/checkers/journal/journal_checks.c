@@ -42,7 +42,7 @@ static void check_randomness(judge *j, size_t i) {
     size_t zeros = 0;
     for (size_t k = 0; k < 36; k++) zeros += random_digit(k) && id.ptr[k] == '0';
     char text[EXCERPT];
-    jc_str_excerpt(id, text, sizeof text);
+    ts_check_excerpt_str_or(id, "null", text, sizeof text);
     if (zeros >= 20) {
         ts_findings_add(
             j->findings, "J1",
@@ -56,7 +56,7 @@ static void check_randomness(judge *j, size_t i) {
     for (size_t k = 0; k < 36; k++) same += random_digit(k) && id.ptr[k] == a->entries[i - 1].id.ptr[k];
     if (same >= 24) {
         char previous[EXCERPT];
-        jc_str_excerpt(a->entries[i - 1].id, previous, sizeof previous);
+        ts_check_excerpt_str_or(a->entries[i - 1].id, "null", previous, sizeof previous);
         ts_findings_add(
             j->findings, "J1",
             "entries[%zu].entryId %s and entries[%zu].entryId %s agree on %zu of their 30 random hex digits: "
@@ -69,7 +69,7 @@ static void check_entry_ids(judge *j) {
     const journal_answer *a = j->answer;
     for (size_t i = 0; i < a->entry_count; i++) {
         char id[EXCERPT];
-        jc_str_excerpt(a->entries[i].id, id, sizeof id);
+        ts_check_excerpt_str_or(a->entries[i].id, "null", id, sizeof id);
         if (!uuid_v4_text(a->entries[i].id))
             ts_findings_add(j->findings, "J1",
                             "entries[%zu].entryId %s is not a canonical version-4 UUID (lowercase 8-4-4-4-12 hex, "
@@ -94,7 +94,7 @@ static void check_tree(judge *j) {
     const journal_answer *a = j->answer;
     if (!ts_str_eq(a->execution_id, ts_str_from(j->scenario->execution_id))) {
         char got[EXCERPT];
-        jc_str_excerpt(a->execution_id, got, sizeof got);
+        ts_check_excerpt_str_or(a->execution_id, "null", got, sizeof got);
         ts_findings_add(j->findings, "J2", "executionId: expected \"%s\" (the scenario's), got %s",
                         j->scenario->execution_id, got);
     }
@@ -102,7 +102,7 @@ static void check_tree(judge *j) {
     for (size_t i = 0; i < a->entry_count; i++) {
         if (a->entries[i].parent_id.ptr && jc_entry_index(j, a->entries[i].parent_id) == NO_INDEX) {
             char got[EXCERPT];
-            jc_str_excerpt(a->entries[i].parent_id, got, sizeof got);
+            ts_check_excerpt_str_or(a->entries[i].parent_id, "null", got, sizeof got);
             ts_findings_add(j->findings, "J2", "entries[%zu].parentId %s names no entry of the journal", i, got);
             parents_known = false;
         }
@@ -139,7 +139,7 @@ static void check_tree(judge *j) {
     } else {
         size_t leaf = jc_entry_index(j, a->leaf_id);
         char got[EXCERPT];
-        jc_str_excerpt(a->leaf_id, got, sizeof got);
+        ts_check_excerpt_str_or(a->leaf_id, "null", got, sizeof got);
         if (leaf == NO_INDEX)
             ts_findings_add(j->findings, "J2", "checkpoint.leafId %s names no entry of the journal", got);
         else if (parents_known)
@@ -249,8 +249,8 @@ static void check_task_names(judge *j) {
                 ts_findings_add(j->findings, "J5", "tasks[%zu].input cannot be canonicalised: %s", i, err.message);
             } else if (buf.len != t->input.len || memcmp(buf.data, t->input.ptr, buf.len) != 0) {
                 char w[EXCERPT], g[EXCERPT];
-                jc_str_excerpt((ts_str){buf.data, buf.len}, w, sizeof w);
-                jc_str_excerpt(t->input, g, sizeof g);
+                ts_check_excerpt_str_or((ts_str){buf.data, buf.len}, "null", w, sizeof w);
+                ts_check_excerpt_str_or(t->input, "null", g, sizeof g);
                 ts_findings_add(j->findings, "J5",
                                 "tasks[%zu].input is not in RFC 8785 canonical form: expected %s, got %s", i, w, g);
                 char *copy = ts_arena_strndup(j->arena, buf.data, buf.len);
@@ -266,8 +266,8 @@ static void check_task_names(judge *j) {
         if (!ts_task_key(j->scenario->execution_id, t->kind, canonical, key, &err)) continue;
         if (!ts_str_eq_cstr(t->key, key)) {
             char g[EXCERPT], kind[EXCERPT];
-            jc_str_excerpt(t->key, g, sizeof g);
-            jc_str_excerpt(t->kind, kind, sizeof kind);
+            ts_check_excerpt_str_or(t->key, "null", g, sizeof g);
+            ts_check_excerpt_str_or(t->kind, "null", kind, sizeof kind);
             ts_findings_add(j->findings, "J5",
                             "tasks[%zu].key: expected \"%s\" (SHA-256 of execution %s, kind %s and the canonical "
                             "input), got %s",
@@ -279,7 +279,7 @@ static void check_task_names(judge *j) {
             given[t->key.len] = '\0';
             if (ts_task_id(given, id, &err) && !ts_str_eq_cstr(t->id, id)) {
                 char g[EXCERPT];
-                jc_str_excerpt(t->id, g, sizeof g);
+                ts_check_excerpt_str_or(t->id, "null", g, sizeof g);
                 ts_findings_add(j->findings, "J5",
                                 "tasks[%zu].taskId: expected \"%s\" (UUIDv5 of its key \"%s\"), got %s", i, id, given,
                                 g);
@@ -307,6 +307,49 @@ static size_t misnamed_task(judge *j, const sim_task *t, const bool *matched) {
     return NO_INDEX;
 }
 
+/* J6: no two of the answer's tasks share a task id. */
+static void check_task_ids_unique(judge *j) {
+    const journal_answer *a = j->answer;
+    ts_strmap by_id;
+    ts_strmap_init(&by_id);
+    for (size_t i = 0; i < a->task_count; i++) {
+        size_t first;
+        if (ts_strmap_get(&by_id, 0, a->tasks[i].id, &first)) {
+            char id[EXCERPT];
+            ts_check_excerpt_str_or(a->tasks[i].id, "null", id, sizeof id);
+            ts_findings_add(j->findings, "J6",
+                            "tasks[%zu] and tasks[%zu] share the task id %s: a task is recorded once", first, i, id);
+        } else if (!ts_strmap_put(&by_id, 0, a->tasks[i].id, i)) {
+            j->out_of_memory = true;
+        }
+    }
+    ts_strmap_free(&by_id);
+}
+
+/* J6: the answer's task got (tasks[i]), matched to sim task t (described as what), has t's status
+ * and result. */
+static void check_task_state(judge *j, const sim_task *t, const answer_task *got, size_t i, const char *what) {
+    bool status_ok = got->status == t->status || (t->status_open && got->status == TS_TASK_PENDING);
+    if (!status_ok) {
+        ts_findings_add(j->findings, "J6", "tasks[%zu] (%s): status expected %s%s, got %s", i, what,
+                        ts_task_status_name(t->status), t->status_open ? " or pending (an edit abandoned it)" : "",
+                        ts_task_status_name(got->status));
+        return;
+    }
+    const ts_json null_value = ts_json_make_null();
+    const ts_json *want = got->status == TS_TASK_PENDING ? &null_value : &t->result;
+    bool same = got->status == TS_TASK_PENDING ? ts_json_equal(&got->result, want)
+                : t->error_free ? got->result.kind == TS_JSON_STRING
+                                : jc_content_equal(want, &got->result, false);
+    if (!same) {
+        char w[EXCERPT], g[EXCERPT];
+        ts_check_excerpt(want, w, sizeof w);
+        ts_check_excerpt(&got->result, g, sizeof g);
+        ts_findings_add(j->findings, "J6", "tasks[%zu] (%s, %s): result expected %s, got %s", i, what,
+                        ts_task_status_name(got->status), w, g);
+    }
+}
+
 static void check_tasks(judge *j) {
     const journal_answer *a = j->answer;
     const sim *s = j->sim;
@@ -315,20 +358,7 @@ static void check_tasks(judge *j) {
         j->out_of_memory = true;
         return;
     }
-    ts_strmap by_id;
-    ts_strmap_init(&by_id);
-    for (size_t i = 0; i < a->task_count; i++) {
-        size_t first;
-        if (ts_strmap_get(&by_id, 0, a->tasks[i].id, &first)) {
-            char id[EXCERPT];
-            jc_str_excerpt(a->tasks[i].id, id, sizeof id);
-            ts_findings_add(j->findings, "J6",
-                            "tasks[%zu] and tasks[%zu] share the task id %s: a task is recorded once", first, i, id);
-        } else if (!ts_strmap_put(&by_id, 0, a->tasks[i].id, i)) {
-            j->out_of_memory = true;
-        }
-    }
-    ts_strmap_free(&by_id);
+    check_task_ids_unique(j);
     for (size_t k = 0; k < s->task_count; k++) {
         const sim_task *t = &s->tasks[k];
         char what[EXCERPT];
@@ -339,8 +369,8 @@ static void check_tasks(judge *j) {
             i = misnamed_task(j, t, matched);
             if (i != NO_INDEX) {
                 char w[EXCERPT], g[EXCERPT];
-                jc_str_excerpt(t->canonical, w, sizeof w);
-                jc_str_excerpt(a->tasks[i].input, g, sizeof g);
+                ts_check_excerpt_str_or(t->canonical, "null", w, sizeof w);
+                ts_check_excerpt_str_or(a->tasks[i].input, "null", g, sizeof g);
                 ts_findings_add(j->findings, "J5",
                                 "tasks[%zu] is %s but is not named by its content: input expected %s (key %s), got %s",
                                 i, what, w, t->key, g);
@@ -348,39 +378,20 @@ static void check_tasks(judge *j) {
         }
         if (i == NO_INDEX) {
             char input[EXCERPT];
-            jc_str_excerpt(t->canonical, input, sizeof input);
+            ts_check_excerpt_str_or(t->canonical, "null", input, sizeof input);
             ts_findings_add(j->findings, "J6",
                             "no task of tasks is %s: expected kind \"%.*s\", taskId %s, key %s, input %s", what,
                             (int)t->kind.len, t->kind.ptr, t->id, t->key, input);
             continue;
         }
         matched[i] = true;
-        const answer_task *got = &a->tasks[i];
-        bool status_ok = got->status == t->status || (t->status_open && got->status == TS_TASK_PENDING);
-        if (!status_ok) {
-            ts_findings_add(j->findings, "J6", "tasks[%zu] (%s): status expected %s%s, got %s", i, what,
-                            ts_task_status_name(t->status), t->status_open ? " or pending (an edit abandoned it)" : "",
-                            ts_task_status_name(got->status));
-            continue;
-        }
-        const ts_json null_value = ts_json_make_null();
-        const ts_json *want = got->status == TS_TASK_PENDING ? &null_value : &t->result;
-        bool same = got->status == TS_TASK_PENDING ? ts_json_equal(&got->result, want)
-                    : t->error_free ? got->result.kind == TS_JSON_STRING
-                                    : jc_content_equal(want, &got->result, false);
-        if (!same) {
-            char w[EXCERPT], g[EXCERPT];
-            ts_check_excerpt(want, w, sizeof w);
-            ts_check_excerpt(&got->result, g, sizeof g);
-            ts_findings_add(j->findings, "J6", "tasks[%zu] (%s, %s): result expected %s, got %s", i, what,
-                            ts_task_status_name(got->status), w, g);
-        }
+        check_task_state(j, t, &a->tasks[i], i, what);
     }
     for (size_t i = 0; i < a->task_count; i++) {
         if (matched[i]) continue;
         char kind[EXCERPT], key[EXCERPT];
-        jc_str_excerpt(a->tasks[i].kind, kind, sizeof kind);
-        jc_str_excerpt(a->tasks[i].key, key, sizeof key);
+        ts_check_excerpt_str_or(a->tasks[i].kind, "null", kind, sizeof kind);
+        ts_check_excerpt_str_or(a->tasks[i].key, "null", key, sizeof key);
         ts_findings_add(
             j->findings, "J6",
             "tasks[%zu] (kind %s, key %s, status %s) is not a task of the scenario's execution (run twice, or "

@@ -114,7 +114,7 @@ void jc_check_timestamps(judge *j) {
         ts_str got = a->entries[i].timestamp;
         if (ts_str_eq_cstr(got, want)) continue;
         char g[EXCERPT];
-        jc_str_excerpt(got, g, sizeof g);
+        ts_check_excerpt_str_or(got, "null", g, sizeof g);
         ts_instant wi, gi;
         bool same_instant = ts_instant_parse(want, strlen(want), &wi, NULL) &&
                             ts_instant_parse(got.ptr, got.len, &gi, NULL) && ts_instant_compare(wi, gi) == 0;
@@ -138,7 +138,7 @@ void jc_check_tool_runs(judge *j) {
         if (e->role == TS_ENTRY_TOOL) {
             ts_str call_id = ts_json_string(ts_json_get(e->content, "callId"));
             char got[EXCERPT];
-            jc_str_excerpt(call_id, got, sizeof got);
+            ts_check_excerpt_str_or(call_id, "null", got, sizeof got);
             if (!pending) {
                 ts_findings_add(j->findings, "J9",
                                 "transcript[%zu]: a tool entry (call %s) that answers no pending tool call", p, got);
@@ -147,7 +147,7 @@ void jc_check_tool_runs(judge *j) {
             ts_str want = ts_json_string(ts_json_get(&calls->u.a.items[next_call], "callId"));
             if (!ts_str_eq(want, call_id)) {
                 char w[EXCERPT];
-                jc_str_excerpt(want, w, sizeof w);
+                ts_check_excerpt_str_or(want, "null", w, sizeof w);
                 ts_findings_add(
                     j->findings, "J9",
                     "transcript[%zu]: expected the tool entry of call %s (call %zu of %zu of transcript[%zu]), "
@@ -293,7 +293,7 @@ void jc_check_signals(judge *j) {
             have += user_text(a->entries[k].role, a->entries[k].content, &text) && ts_str_eq(text, s->signals[i]);
         if (want != have) {
             char w[EXCERPT];
-            jc_str_excerpt(s->signals[i], w, sizeof w);
+            ts_check_excerpt_str_or(s->signals[i], "null", w, sizeof w);
             ts_findings_add(j->findings, "J10",
                             "signal %s (signals[%zu]): expected %zu user entr%s with that text, got %zu (%s)", w, i,
                             want, want == 1 ? "y" : "ies", have, have > want ? "doubled" : "lost");
@@ -312,8 +312,8 @@ void jc_check_signals(judge *j) {
         if (ws == s->entry_count || gs == a->entry_count) break;
         if (!ts_str_eq(wt, gt)) {
             char w[EXCERPT], g[EXCERPT];
-            jc_str_excerpt(wt, w, sizeof w);
-            jc_str_excerpt(gt, g, sizeof g);
+            ts_check_excerpt_str_or(wt, "null", w, sizeof w);
+            ts_check_excerpt_str_or(gt, "null", g, sizeof g);
             ts_findings_add(j->findings, "J10",
                             "entries[%zu]: expected the user entry of signal %s (delivery order), got %s", gs, w, g);
             break;
@@ -332,15 +332,15 @@ void jc_check_checkpoint(judge *j) {
         ts_str last = a->transcript[a->transcript_count - 1].id;
         if (!ts_str_eq(a->leaf_id, last)) {
             char w[EXCERPT], g[EXCERPT];
-            jc_str_excerpt(last, w, sizeof w);
-            jc_str_excerpt(a->leaf_id, g, sizeof g);
+            ts_check_excerpt_str_or(last, "null", w, sizeof w);
+            ts_check_excerpt_str_or(a->leaf_id, "null", g, sizeof g);
             ts_findings_add(j->findings, "J11", "checkpoint.leafId: expected %s (the last transcript entry), got %s", w,
                             g);
         }
     }
     ts_str phase = ts_json_string(ts_json_get(a->state, "phase"));
     char got[EXCERPT];
-    jc_str_excerpt(phase, got, sizeof got);
+    ts_check_excerpt_str_or(phase, "null", got, sizeof got);
     if (s->phase == SIM_IDLE) {
         if (!ts_str_eq_cstr(phase, "idle"))
             ts_findings_add(
@@ -402,8 +402,8 @@ void jc_check_branches(judge *j) {
             ts_str want = e->parent == NO_INDEX ? (ts_str){NULL, 0} : a->entries[e->parent].id;
             if (ts_str_eq(want, got->parent_id)) continue;
             char w[EXCERPT], g[EXCERPT], from[64] = "";
-            jc_str_excerpt(want, w, sizeof w);
-            jc_str_excerpt(got->parent_id, g, sizeof g);
+            ts_check_excerpt_str_or(want, "null", w, sizeof w);
+            ts_check_excerpt_str_or(got->parent_id, "null", g, sizeof g);
             if (e->parent != NO_INDEX) jc_format(from, sizeof from, ", entries[%zu]", e->parent);
             ts_findings_add(j->findings, "J12",
                             "entries[%zu] (the edit of events[%zu], at transcript position %llu): parentId expected %s "

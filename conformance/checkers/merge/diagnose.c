@@ -93,6 +93,41 @@ static int compare_pairs(const void *pa, const void *pb) {
     return a->answer < b->answer ? -1 : a->answer > b->answer;
 }
 
+/* Pairs the answer's messages the decision left unpaired with the expected ones it left, in two
+ * passes (0: the same id and contents; 1: the same id alone), each answer message read beside the
+ * group of the one before it; adds the pairs to pairs[*np...]. False out of memory. */
+static bool pair_leftovers(ts_arena *arena, leftovers *l, const ts_json *messages, ts_pair *pairs, size_t *np,
+                           bool *paired_answer, size_t *group_of) {
+    size_t m = messages->u.a.count;
+    bool ok = true;
+    for (int pass = 0; ok && pass < 2; pass++) {
+        size_t previous_group = NONE;
+        for (size_t i = 0; ok && i < m; i++) {
+            if (paired_answer[i]) {
+                previous_group = group_of[i];
+                continue;
+            }
+            const ts_json *got = &messages->u.a.items[i];
+            ts_str id = ts_message_id_of(got);
+            if (pass == 1 && !id.ptr) continue;
+            ts_json *norm = NULL;
+            size_t norm_count = 0, k;
+            if (pass == 0) {
+                const ts_json *contents = ts_json_get(got, "contents");
+                ok = ts_contents_normalize(arena, contents->u.a.items, contents->u.a.count, &norm, &norm_count);
+                k = pick(l, &l->by_form, key_of(id, norm, norm_count), id, norm, norm_count, got, previous_group);
+            } else {
+                k = pick(l, &l->by_id, key_of(id, NULL, 0), id, NULL, 0, NULL, previous_group);
+            }
+            if (!ok || k == NONE) continue;
+            pairs[(*np)++] = (ts_pair){k, i};
+            l->paired_expected[k] = paired_answer[i] = true;
+            previous_group = group_of[i] = l->e->messages[k].group;
+        }
+    }
+    return ok;
+}
+
 bool ts_match_diagnose(ts_arena *arena, const ts_expectation *e, const ts_group_words *words, const ts_json *messages,
                        const ts_decision *d, ts_findings *f) {
     size_t before = f->count + f->suppressed, m = messages->u.a.count, n = e->message_count;
@@ -127,31 +162,7 @@ bool ts_match_diagnose(ts_arena *arena, const ts_expectation *e, const ts_group_
              chains_add(&l.by_form, key_of(x->message_id, l.norm[k], l.norm_count[k]), k, tail_form) &&
              (!x->message_id.ptr || chains_add(&l.by_id, key_of(x->message_id, NULL, 0), k, tail_id));
     }
-    for (int pass = 0; ok && pass < 2; pass++) { /* 0: id and contents; 1: id alone */
-        size_t previous_group = NONE;
-        for (size_t i = 0; ok && i < m; i++) {
-            if (paired_answer[i]) {
-                previous_group = group_of[i];
-                continue;
-            }
-            const ts_json *got = &messages->u.a.items[i];
-            ts_str id = ts_message_id_of(got);
-            if (pass == 1 && !id.ptr) continue;
-            ts_json *norm = NULL;
-            size_t norm_count = 0, k;
-            if (pass == 0) {
-                const ts_json *contents = ts_json_get(got, "contents");
-                ok = ts_contents_normalize(arena, contents->u.a.items, contents->u.a.count, &norm, &norm_count);
-                k = pick(&l, &l.by_form, key_of(id, norm, norm_count), id, norm, norm_count, got, previous_group);
-            } else {
-                k = pick(&l, &l.by_id, key_of(id, NULL, 0), id, NULL, 0, NULL, previous_group);
-            }
-            if (!ok || k == NONE) continue;
-            pairs[np++] = (ts_pair){k, i};
-            l.paired_expected[k] = paired_answer[i] = true;
-            previous_group = group_of[i] = e->messages[k].group;
-        }
-    }
+    ok = ok && pair_leftovers(arena, &l, messages, pairs, &np, paired_answer, group_of);
     char a[300];
     for (size_t i = 0; ok && i < m; i++) {
         if (paired_answer[i]) continue;

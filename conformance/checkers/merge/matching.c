@@ -529,6 +529,84 @@ static void free_search(search *s) {
     ts_strmap_free(&s->verified), ts_strmap_free(&s->failed);
 }
 
+/* The search's tables: each message's signature (esig for the expected ones: *visible counts
+ * those not omitted), the answer's prefix hashes and createdAt instants, and its view. False out
+ * of memory. */
+static bool prepare_search(search *s, const ts_created_at *created, ts_signature *esig, size_t *visible,
+                           ts_view **view) {
+    const ts_expectation *e = s->e;
+    s->asig = malloc((s->m + 1) * sizeof *s->asig);
+    s->created = (ts_created_at *)created;
+    if (!created && (s->created = malloc((s->m + 1) * sizeof *s->created))) {
+        s->own_created = true;
+        for (size_t i = 0; i < s->m; i++)
+            s->created[i] = ts_created_at_of(ts_json_string(ts_json_get(answer_at(s, i), "createdAt")));
+    }
+    s->pc = malloc((s->m + 1) * sizeof *s->pc);
+    s->px = malloc((s->m + 1) * sizeof *s->px);
+    s->power = malloc((s->m + 1) * sizeof *s->power);
+    s->tally = calloc(s->w->group_count + 1, sizeof *s->tally);
+    s->touched = malloc((2 * s->w->group_count + 1) * sizeof *s->touched);
+    if (!(s->asig && s->created && s->pc && s->px && s->power && s->tally && s->touched)) return false;
+    for (size_t k = 0; k < e->message_count; k++) {
+        if (e->messages[k].omitted) continue;
+        esig[k] = ts_signature_expected(&e->messages[k]);
+        ++*visible;
+    }
+    s->pc[0] = s->px[0] = 0;
+    s->power[0] = 1;
+    for (size_t i = 0; i < s->m; i++) {
+        s->asig[i] = ts_signature_answer(answer_at(s, i), &s->created[i]);
+        s->pc[i + 1] = s->pc[i] * BASE + s->asig[i].coarse;
+        s->px[i + 1] = s->px[i] * BASE + s->asig[i].exact;
+        s->power[i + 1] = s->power[i] * BASE;
+    }
+    bool kept_fields = false; /* only then does the view need the answer's kept fields per signature */
+    for (size_t k = 0; k < e->message_count && !kept_fields; k++) kept_fields = e->messages[k].extras.count > 0;
+    *view = ts_view_new(s->answer, s->asig, kept_fields);
+    return *view != NULL;
+}
+
+/* The exhaustive search, canonical and metered, longest words first (fewer, larger pieces: it
+ * finds tilings of look-alike words far sooner than shorter first; any order is exact). An answer
+ * known bad (a count that differs, or, asked when the first state fails, a message that fits
+ * nothing) is not searched further. For a rejected answer, greedy dives in the two usual group
+ * orders (and, when nothing was searched, longest first) look for the deepest split the
+ * diagnostics read against: the first node to reach the deepest position, the dives' before the
+ * search's. False out of memory. */
+static bool search_and_dive(search *s, ts_arena *arena, size_t visible, const ts_judge_budget *budget,
+                            ts_decision *out) {
+    s->plausible = s->m == visible ? UNKNOWN : REFUSED;
+    size_t done = NONE, searched = NONE;
+    ts_judge_meter_start(&s->meter, budget, s->w->group_count + 1);
+    if (s->plausible != REFUSED) {
+        s->policy = LONGEST;
+        done = run_search(s, false);
+        searched = s->best;
+        s->best = NONE;
+    }
+    if (done == NONE && s->plausible == UNKNOWN && !s->oom) /* the budget ran out before any state failed */
+        s->plausible = ts_signature_some_answer_fits_nothing(s->e, s->esig, s->answer, s->asig) ? REFUSED : PLAUSIBLE;
+    bool plausible = done != NONE || s->plausible == PLAUSIBLE; /* a complete split fits every message */
+    if (!plausible) searched = NONE; /* a refused answer is read against the dives alone */
+    out->undecided = plausible && done == NONE && s->meter.exhausted && !s->oom;
+    out->states = (size_t)s->meter.spent;
+    if (done == NONE && !out->undecided && !s->oom) {
+        s->revisits = true; /* three dives over the same positions */
+        s->policy = FORWARD;
+        run_search(s, true);
+        s->policy = REVERSE;
+        if (!s->oom) run_search(s, true);
+        s->policy = LONGEST;
+        if (!plausible && !s->oom) run_search(s, true);
+        if (searched != NONE && s->nodes[searched].pos > s->nodes[s->best].pos) s->best = searched;
+    } else if (done == NONE && searched != NONE) {
+        s->best = searched;
+    }
+    out->valid = plausible && done != NONE;
+    return !s->oom && path_pairs(s, arena, out->valid ? done : s->best, out);
+}
+
 bool ts_match_decide(ts_arena *arena, const ts_expectation *e, const ts_group_words *words, const ts_json *messages,
                      const ts_created_at *created, const ts_judge_budget *budget, ts_decision *out) {
     memset(out, 0, sizeof *out);
@@ -542,79 +620,12 @@ bool ts_match_decide(ts_arena *arena, const ts_expectation *e, const ts_group_wo
     ts_strmap_init(&s.exact_buckets), ts_strmap_init(&s.coarse_buckets), ts_strmap_init(&s.runs_by_sig);
     ts_strmap_init(&s.verified), ts_strmap_init(&s.failed);
     ts_signature *esig = malloc((e->message_count + 1) * sizeof *esig);
-    s.asig = malloc((s.m + 1) * sizeof *s.asig);
-    s.created = (ts_created_at *)created;
-    if (!created && (s.created = malloc((s.m + 1) * sizeof *s.created))) {
-        s.own_created = true;
-        for (size_t i = 0; i < s.m; i++)
-            s.created[i] = ts_created_at_of(ts_json_string(ts_json_get(answer_at(&s, i), "createdAt")));
-    }
-    s.pc = malloc((s.m + 1) * sizeof *s.pc);
-    s.px = malloc((s.m + 1) * sizeof *s.px);
-    s.power = malloc((s.m + 1) * sizeof *s.power);
-    s.tally = calloc(words->group_count + 1, sizeof *s.tally);
-    s.touched = malloc((2 * words->group_count + 1) * sizeof *s.touched);
     ts_view *view = NULL;
-    bool ok = esig && s.asig && s.created && s.pc && s.px && s.power && s.tally && s.touched;
     size_t visible = 0;
-    for (size_t k = 0; k < e->message_count && ok; k++) {
-        if (e->messages[k].omitted) continue;
-        esig[k] = ts_signature_expected(&e->messages[k]);
-        visible++;
-    }
+    bool ok = esig && prepare_search(&s, created, esig, &visible, &view) && build_classes(&s, arena, esig, view);
     if (ok) {
-        s.pc[0] = s.px[0] = 0;
-        s.power[0] = 1;
-        for (size_t i = 0; i < s.m; i++) {
-            s.asig[i] = ts_signature_answer(answer_at(&s, i), &s.created[i]);
-            s.pc[i + 1] = s.pc[i] * BASE + s.asig[i].coarse;
-            s.px[i + 1] = s.px[i] * BASE + s.asig[i].exact;
-            s.power[i + 1] = s.power[i] * BASE;
-        }
-        bool kept_fields = false; /* only then does the view need the answer's kept fields per signature */
-        for (size_t k = 0; k < e->message_count && !kept_fields; k++) kept_fields = e->messages[k].extras.count > 0;
-        view = ts_view_new(messages, s.asig, kept_fields);
-    }
-    ok = ok && view && build_classes(&s, arena, esig, view);
-    if (ok) {
-        /* The exhaustive search, canonical and metered, longest words first (fewer, larger
-         * pieces: it finds tilings of look-alike words far sooner than shorter first; any
-         * order is exact). An answer known bad (a count that differs, or, asked when the first
-         * state fails, a message that fits nothing) is not searched further. For a rejected answer, greedy dives in the two
-         * usual group orders (and, when nothing was searched, longest first) look for the
-         * deepest split the diagnostics read against: the first node to reach the deepest
-         * position, the dives' before the search's. */
         s.esig = esig;
-        s.plausible = s.m == visible ? UNKNOWN : REFUSED;
-        size_t done = NONE, searched = NONE;
-        ts_judge_meter_start(&s.meter, budget, words->group_count + 1);
-        if (s.plausible != REFUSED) {
-            s.policy = LONGEST;
-            done = run_search(&s, false);
-            searched = s.best;
-            s.best = NONE;
-        }
-        if (done == NONE && s.plausible == UNKNOWN && !s.oom) /* the budget ran out before any state failed */
-            s.plausible = ts_signature_some_answer_fits_nothing(e, esig, messages, s.asig) ? REFUSED : PLAUSIBLE;
-        bool plausible = done != NONE || s.plausible == PLAUSIBLE; /* a complete split fits every message */
-        if (!plausible) searched = NONE; /* a refused answer is read against the dives alone */
-        out->undecided = plausible && done == NONE && s.meter.exhausted && !s.oom;
-        out->states = (size_t)s.meter.spent;
-        if (done == NONE && !out->undecided && !s.oom) {
-            s.revisits = true; /* three dives over the same positions */
-            s.policy = FORWARD;
-            run_search(&s, true);
-            s.policy = REVERSE;
-            if (!s.oom) run_search(&s, true);
-            s.policy = LONGEST;
-            if (!plausible && !s.oom) run_search(&s, true);
-            if (searched != NONE && s.nodes[searched].pos > s.nodes[s.best].pos) s.best = searched;
-        } else if (done == NONE && searched != NONE) {
-            s.best = searched;
-        }
-        ok = !s.oom;
-        out->valid = plausible && done != NONE;
-        ok = ok && path_pairs(&s, arena, out->valid ? done : s.best, out);
+        ok = search_and_dive(&s, arena, visible, budget, out);
     }
     ts_view_free(view);
     free(esig);
