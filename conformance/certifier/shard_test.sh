@@ -78,5 +78,35 @@ refuse "an incomplete (interrupted) run" "$TMP/kit.1.json" "$TMP/kit.2.json" "$T
 refuse "not a shard's report" "$TMP/kit.json"
 [ "$failed" -eq "$before" ] && echo "ok $name"
 
+# Two suites that differ only in a resume case's scenario (or only in its manifest entry) are two
+# suites: their hashes differ and their shards do not merge. The hash once covered no resume case.
+name=suite_hash_covers_resume_cases
+before=$failed
+resume_suite() { # DIR TEXT RULE: a suite of two resume cases, the first answering TEXT, judged on RULE
+    mkdir -p "$1"
+    for k in 1 2; do
+        printf '{"executionId":"00000000-0000-4000-8000-00000000090%s","input":"hi","llm":[{"text":"%s"}]}\n' "$k" "$2" >"$1/s$k.json"
+    done
+    printf '{"cases":[{"id":"Resume.U2.one","op":"resume","rules":["%s"],"input":"s1.json"},{"id":"Resume.U2.two","op":"resume","rules":["U2"],"input":"s2.json"}]}\n' "$3" >"$1/MANIFEST.json"
+}
+resume_suite "$TMP/suite-a" "hello" U2
+resume_suite "$TMP/suite-b" "hello " U2
+resume_suite "$TMP/suite-c" "hello" U1
+for s in a b c; do
+    for k in 1 2; do
+        "$TURNSTILE" certify --suite "$TMP/suite-$s" --reference --shard $k/2 --report-json "$TMP/suite-$s.$k.json" >/dev/null 2>&1 ||
+            fail "certify --suite suite-$s --shard $k/2 exited $?"
+    done
+done
+hash() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["suite"]["sha256"])' "$1"; }
+[ "$(hash "$TMP/suite-a.1.json")" != "$(hash "$TMP/suite-b.1.json")" ] || fail "a changed scenario left the suite's hash as it was"
+[ "$(hash "$TMP/suite-a.1.json")" != "$(hash "$TMP/suite-c.1.json")" ] || fail "a changed rule left the suite's hash as it was"
+[ "$(hash "$TMP/suite-a.1.json")" = "$(hash "$TMP/suite-a.2.json")" ] || fail "one suite, two hashes"
+refuse "another suite (SHA-256)" --suite "$TMP/suite-a" "$TMP/suite-a.1.json" "$TMP/suite-b.2.json"
+refuse "another suite (SHA-256)" --suite "$TMP/suite-a" "$TMP/suite-a.1.json" "$TMP/suite-c.2.json"
+"$TURNSTILE" report --merge --suite "$TMP/suite-a" "$TMP/suite-a.1.json" "$TMP/suite-a.2.json" >/dev/null 2>"$TMP/merge-a.err" ||
+    fail "the shards of one suite do not merge: $(cat "$TMP/merge-a.err")"
+[ "$failed" -eq "$before" ] && echo "ok $name"
+
 echo "$failed failed"
 [ "$failed" -eq 0 ]

@@ -52,7 +52,7 @@ typedef struct ts_suite {
     size_t count;
     char root[512];            /* the directory, or "built-in" */
     char version[64];          /* the root's VERSION file (first line), the built-in's, or "unversioned" */
-    char hash[65];             /* SHA-256 (hex) over every case's id, request line and golden answer */
+    char hash[65];             /* SHA-256 (hex) over every case: its manifest entry, input and golden answer */
 } ts_suite;
 
 /* One file of a suite compiled into the binary: its path relative to the suite root. */
