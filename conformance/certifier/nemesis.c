@@ -10,7 +10,7 @@
 
 #include "conformance/nemesis/fsnemesis.h"
 #include "core/json/buf.h"
-#include "core/json/codec.h"
+#include "core/json/json_writer.h"
 
 enum { MAX_STATES_PER_POINT = 64 };
 
@@ -43,8 +43,9 @@ struct ts_nemesis {
     char unmade[300];          /* the plan's power loss could not be made in this run: why ("" made) */
     char run_name[64];         /* the run's store, under the case's directory */
     ts_nemesis_observed observed; /* what the world's latest call said of the run in flight */
-    ts_buf crash;              /* the run's power loss, as JSON members */
-    ts_buf scratch;
+    ts_buf crash;              /* the run's power loss: its "crash" object's JSON text ("" none) */
+    ts_buf scratch;            /* an event being written */
+    ts_buf op_text;            /* a store operation's JSON text */
     ts_buf warnings;
     ts_buf run_warnings;       /* what this run offered, each piece NUL-terminated (ts_nemesis_run_warnings) */
     point_record *points;
@@ -65,6 +66,7 @@ ts_nemesis *ts_nemesis_new(ts_testee *testee, const char *case_dir, const ts_nem
     if (options) n->options = *options;
     ts_buf_init(&n->crash);
     ts_buf_init(&n->scratch);
+    ts_buf_init(&n->op_text);
     ts_buf_init(&n->warnings);
     ts_buf_init(&n->run_warnings);
     if (n->options.observe) {
@@ -85,6 +87,7 @@ void ts_nemesis_free(ts_nemesis *n) {
     ts_fsnemesis_free(n->fs);
     ts_buf_free(&n->crash);
     ts_buf_free(&n->scratch);
+    ts_buf_free(&n->op_text);
     ts_buf_free(&n->warnings);
     ts_buf_free(&n->run_warnings);
     free(n->points);
@@ -170,6 +173,19 @@ static size_t states_at(const ts_nemesis *n, const point_record *p, named_state 
     return count < max ? count : max;
 }
 
+/* Starts an event in the nemesis' scratch buffer; record_written hands it to the run's record. */
+static void event_start(ts_nemesis *n, ts_json_writer *jw) {
+    ts_buf_reset(&n->scratch);
+    ts_jw_init_buf(jw, &n->scratch, 0);
+    ts_jw_begin_object(jw);
+}
+
+/* Records the event written (an incomplete one, out of memory, is not recorded). */
+static void record_written(ts_nemesis *n, ts_json_writer *jw, const ts_nemesis_observed *observed) {
+    ts_jw_end_object(jw);
+    if (ts_jw_finish(jw)) observed->record_event(observed->context, n->scratch.data, n->scratch.len);
+}
+
 /* One store operation drained from the trace: an event, and a point when it changes the store. */
 static void on_operation(void *context, const ts_fsop *op, uint64_t number) {
     ts_nemesis *n = context;
@@ -182,15 +198,16 @@ static void on_operation(void *context, const ts_fsop *op, uint64_t number) {
         point = ++n->next_point;
         if (n->recording) n->store_points++, keep_point(n, point, number);
     }
-    ts_buf *e = &n->scratch;
-    ts_buf_reset(e);
-    ts_buf_append_str(e, "{\"store\":");
-    if (point) ts_buf_appendf(e, "%lu,\"point\":%ld", (unsigned long)number, point);
-    else ts_buf_appendf(e, "%lu", (unsigned long)number);
-    ts_buf_append_str(e, ",\"op\":");
-    ts_fsop_to_json(op, e);
-    ts_buf_append_char(e, '}');
-    n->observed.record_event(n->observed.context, e->data, e->len);
+    ts_buf_reset(&n->op_text);
+    ts_fsop_to_json(op, &n->op_text);
+    ts_json_writer jw;
+    event_start(n, &jw);
+    ts_jw_field_uint(&jw, "store", (unsigned long)number);
+    if (point) ts_jw_field_int(&jw, "point", point);
+    ts_jw_key(&jw, "op");
+    ts_jw_raw(&jw, n->op_text.data ? n->op_text.data : "", n->op_text.len);
+    if (n->op_text.failed) ts_jw_fail(&jw);
+    record_written(n, &jw, &n->observed);
     if (killed_here && n->plan.store_op && !n->killed_point) {
         n->death_seen = true;
         n->killed_point = point ? point : n->next_point;
@@ -217,37 +234,42 @@ bool ts_nemesis_at_line(ts_nemesis *n, const ts_nemesis_observed *observed, bool
     return false;
 }
 
+/* The run's "crash" object: the state, what it did, and the killed-process run it stands beside. */
+static void write_crash(ts_nemesis *n, const ts_buf *description) {
+    ts_buf_reset(&n->crash);
+    ts_json_writer jw;
+    ts_jw_init_buf(&jw, &n->crash, 0);
+    ts_jw_begin_object(&jw);
+    ts_jw_field_string(&jw, "state", n->plan.crash_state);
+    ts_jw_key(&jw, "description");
+    ts_jw_string_len(&jw, description->data, description->len);
+    if (n->plan.killed_as > 0) ts_jw_field_int(&jw, "killedAs", n->plan.killed_as);
+    ts_jw_end_object(&jw);
+    if (!ts_jw_finish(&jw)) ts_buf_reset(&n->crash);
+}
+
 /* The plan's power loss: the crash state written into the store (the testee is gone). */
 static void power_loss(ts_nemesis *n, const ts_nemesis_observed *observed) {
     ts_buf description;
     ts_buf_init(&description);
     char why[300];
+    ts_json_writer jw;
     if (ts_fsnemesis_power_loss(n->fs, n->plan.crash_state, &description, why, sizeof why)) {
-        ts_buf_reset(&n->crash);
-        ts_buf_append_str(&n->crash, ",\"crash\":{\"state\":");
-        ts_codec_write_string(&n->crash, ts_str_from(n->plan.crash_state));
-        ts_buf_append_str(&n->crash, ",\"description\":");
-        ts_codec_write_string(&n->crash, (ts_str){description.data ? description.data : "", description.len});
-        if (n->plan.killed_as > 0) ts_buf_appendf(&n->crash, ",\"killedAs\":%ld", n->plan.killed_as);
-        ts_buf_append_char(&n->crash, '}');
-        ts_buf_reset(&n->scratch);
-        ts_buf_append_str(&n->scratch, "{\"power-loss\":");
-        ts_codec_write_string(&n->scratch, ts_str_from(n->plan.crash_state));
-        ts_buf_append_str(&n->scratch, ",\"description\":");
-        ts_codec_write_string(&n->scratch, (ts_str){description.data ? description.data : "", description.len});
-        ts_buf_append_char(&n->scratch, '}');
+        write_crash(n, &description);
+        event_start(n, &jw);
+        ts_jw_field_string(&jw, "power-loss", n->plan.crash_state);
+        ts_jw_key(&jw, "description");
+        ts_jw_string_len(&jw, description.data, description.len);
     } else { /* the run took another course, or the state cannot be written: this run proves nothing */
         snprintf(n->unmade, sizeof n->unmade, "%s", why);
         char ignored[300];
         ts_fsnemesis_restart(n->fs, ignored, sizeof ignored);
-        ts_buf_reset(&n->scratch);
-        ts_buf_append_str(&n->scratch, "{\"note\":");
         char text[400];
         snprintf(text, sizeof text, "no power loss: %s (this run is not judged)", why);
-        ts_codec_write_string(&n->scratch, ts_str_from(text));
-        ts_buf_append_char(&n->scratch, '}');
+        event_start(n, &jw);
+        ts_jw_field_string(&jw, "note", text);
     }
-    observed->record_event(observed->context, n->scratch.data, n->scratch.len);
+    record_written(n, &jw, observed);
     ts_buf_free(&description);
 }
 
@@ -257,9 +279,10 @@ bool ts_nemesis_after_death(ts_nemesis *n, const ts_nemesis_observed *observed, 
     if (!ours) return false;
     n->death_seen = false;
     if (!killed_at_line) {
-        ts_buf_reset(&n->scratch);
-        ts_buf_appendf(&n->scratch, "{\"killed\":%ld}", n->killed_point);
-        observed->record_event(observed->context, n->scratch.data, n->scratch.len);
+        ts_json_writer jw;
+        event_start(n, &jw);
+        ts_jw_field_int(&jw, "killed", n->killed_point);
+        record_written(n, &jw, observed);
     }
     if (!n->fs) return true;
     char why[300];
@@ -286,9 +309,12 @@ long ts_nemesis_kill_point(const ts_nemesis *n) { return n->killed_point; }
 
 const char *ts_nemesis_unmade(const ts_nemesis *n) { return n->unmade[0] ? n->unmade : NULL; }
 
-void ts_nemesis_describe_run(const ts_nemesis *n, ts_buf *out) {
-    if (n->crash.len) ts_buf_append(out, n->crash.data, n->crash.len);
-    if (n->fs) ts_buf_appendf(out, ",\"storeOperations\":%lu", (unsigned long)ts_fsnemesis_operations(n->fs));
+void ts_nemesis_describe_run(const ts_nemesis *n, ts_json_writer *out) {
+    if (n->crash.len) {
+        ts_jw_key(out, "crash");
+        ts_jw_raw(out, n->crash.data, n->crash.len);
+    }
+    if (n->fs) ts_jw_field_uint(out, "storeOperations", (unsigned long)ts_fsnemesis_operations(n->fs));
 }
 
 void ts_nemesis_counts(const ts_nemesis *n, long *protocol_points, long *store_points, uint64_t *store_operations) {

@@ -25,6 +25,7 @@
 
 #include "conformance/certifier/testee.h"
 #include "core/json/buf.h"
+#include "core/json/json_writer.h"
 
 typedef struct ts_nemesis ts_nemesis;
 
@@ -94,9 +95,10 @@ const char *ts_nemesis_unmade(const ts_nemesis *n);
 /* The run is over: the store's last operations recorded. */
 void ts_nemesis_end_run(ts_nemesis *n, const ts_nemesis_observed *observed);
 
-/* Appends the run's faults to its JSON object (",\"crash\":{...}" for a power loss, the
- * observer's warnings), after its "kill" member. */
-void ts_nemesis_describe_run(const ts_nemesis *n, ts_buf *out);
+/* Writes the run's faults as members of its JSON object, after its "kill" member: "crash"
+ * ({"state", "description", "killedAs"}) for a power loss, and with the observer the run's
+ * "storeOperations". */
+void ts_nemesis_describe_run(const ts_nemesis *n, ts_json_writer *out);
 
 /* The points of the last run, and for each the kill plans to try there: a killed process, and
  * each power-loss crash state (when observing). Experiments that are the same — the same

@@ -8,6 +8,7 @@
 #include "conformance/certifier/nemesis.h"
 #include "conformance/protocol/conversation.h"
 #include "core/json/codec.h"
+#include "core/json/json_writer.h"
 
 /* A run's recorded history (every line the testee wrote, with its reply) beyond this many bytes
  * ends the case ("history-limit"): memory stays bounded whatever the testee writes. */
@@ -24,9 +25,10 @@ struct ts_case_world {
     /* the run in flight */
     ts_testee *testee;
     ts_nemesis *nemesis;
-    ts_buf prefix;              /* the request up to "action": {"id","op","store","thread","tools", */
+    const char *store;          /* the run's store, which each request names (the caller's) */
     ts_arena arena;             /* parsed lines of this run */
-    ts_buf events;              /* the run's events, comma-separated */
+    ts_buf events;              /* the run's events: a JSON array, open until the run ends */
+    ts_json_writer history;     /* writes events */
     size_t action;              /* the action in flight */
     long action_lines;          /* its world calls and commit notices so far */
     bool answered;              /* its answer came */
@@ -48,7 +50,6 @@ ts_case_world *ts_case_world_new(const ts_case *c, char *why, size_t why_size) {
     w->max_points = 1000;
     ts_arena_init(&w->case_arena);
     ts_arena_init(&w->arena);
-    ts_buf_init(&w->prefix);
     ts_buf_init(&w->events);
     ts_error err;
     if (!ts_scenario_actions(&c->scenario, &w->case_arena, &w->actions, &w->action_count, &err)) {
@@ -70,7 +71,6 @@ void ts_case_world_free(ts_case_world *w) {
     if (!w) return;
     ts_arena_free(&w->case_arena);
     ts_arena_free(&w->arena);
-    ts_buf_free(&w->prefix);
     ts_buf_free(&w->events);
     free(w);
 }
@@ -100,11 +100,18 @@ void ts_case_world_set_bounds(ts_case_world *w, long max_points_per_action, doub
 /* Appends one event (a JSON object's text) to the run's record. */
 static void record_event(void *context, const char *json, size_t len) {
     ts_case_world *w = context;
-    if (w->events.len) ts_buf_append_char(&w->events, ',');
-    ts_buf_append(&w->events, json, len);
+    ts_jw_raw(&w->history, json, len);
 }
 
-static void event(ts_case_world *w, const char *json) { record_event(w, json, strlen(json)); }
+/* An event of one member whose value is a string: {"restart":"kill"}. */
+static void event_string(ts_case_world *w, const char *key, const char *value) {
+    ts_jw_begin_object(&w->history);
+    ts_jw_field_string(&w->history, key, value);
+    ts_jw_end_object(&w->history);
+}
+
+/* The bytes of the events recorded so far (the array's opening bracket not counted). */
+static size_t history_bytes(const ts_case_world *w) { return w->events.len ? w->events.len - 1 : 0; }
 
 /* What the nemesis is shown of the run in flight at each call (nemesis.h): it decides from that,
  * never from the world itself. */
@@ -153,35 +160,51 @@ static bool past_deadline(const ts_case_world *w) { return w->deadline > 0 && ts
 
 /* ------------------------------------------------------------------------- replies ---- */
 
+/* A member whose value is a string of the scenario or of a line (a ts_str). */
+static void field_str(ts_json_writer *out, const char *key, ts_str value) {
+    ts_jw_key(out, key);
+    ts_jw_string_len(out, value.ptr, value.len);
+}
+
 /* llm[k] as an assistant ChatMessage. */
-static void scripted_message(ts_buf *out, const ts_json *answer) {
-    ts_buf_append_str(out, "{\"role\":\"assistant\",\"contents\":[");
+static void scripted_message(ts_json_writer *out, const ts_json *answer) {
+    ts_jw_begin_object(out);
+    ts_jw_field_string(out, "role", "assistant");
+    ts_jw_key(out, "contents");
+    ts_jw_begin_array(out);
     ts_str text = ts_json_string(ts_json_get(answer, "text"));
-    bool first = true;
     if (text.ptr) {
-        ts_buf_append_str(out, "{\"$type\":\"text\",\"text\":");
-        ts_codec_write_string(out, text);
-        ts_buf_append_char(out, '}');
-        first = false;
+        ts_jw_begin_object(out);
+        ts_jw_field_string(out, "$type", "text");
+        field_str(out, "text", text);
+        ts_jw_end_object(out);
     }
     const ts_json *calls = ts_json_get(answer, "toolCalls");
     for (size_t i = 0; calls && calls->kind == TS_JSON_ARRAY && i < calls->u.a.count; i++) {
         const ts_json *c = &calls->u.a.items[i];
-        ts_buf_append_str(out, first ? "{\"$type\":\"functionCall\",\"callId\":" : ",{\"$type\":\"functionCall\",\"callId\":");
-        ts_codec_write_string(out, ts_json_string(ts_json_get(c, "callId")));
-        ts_buf_append_str(out, ",\"name\":");
-        ts_codec_write_string(out, ts_json_string(ts_json_get(c, "name")));
-        ts_buf_append_str(out, ",\"arguments\":");
-        ts_codec_write(out, ts_json_get(c, "arguments"), TS_WRITE_COMPACT);
-        ts_buf_append_char(out, '}');
-        first = false;
+        ts_jw_begin_object(out);
+        ts_jw_field_string(out, "$type", "functionCall");
+        field_str(out, "callId", ts_json_string(ts_json_get(c, "callId")));
+        field_str(out, "name", ts_json_string(ts_json_get(c, "name")));
+        ts_jw_key(out, "arguments");
+        ts_jw_json(out, ts_json_get(c, "arguments"));
+        ts_jw_end_object(out);
     }
-    ts_buf_append_str(out, "]}");
+    ts_jw_end_array(out);
+    ts_jw_end_object(out);
 }
 
-static void reply_start(ts_case_world *w, ts_buf *reply) {
-    ts_buf_append_str(reply, "{\"id\":");
-    ts_codec_write_string(reply, ts_str_from(w->c->id));
+/* A reply to a world call starts {"id": the case's, and ends with reply_end. */
+static void reply_start(ts_case_world *w, ts_json_writer *out, ts_buf *reply) {
+    ts_jw_init_buf(out, reply, 0);
+    ts_jw_begin_object(out);
+    ts_jw_field_string(out, "id", w->c->id);
+}
+
+/* An incomplete reply (out of memory) is marked failed in the reply's buffer. */
+static void reply_end(ts_json_writer *out, ts_buf *reply) {
+    ts_jw_end_object(out);
+    if (!ts_jw_finish(out)) reply->failed = true;
 }
 
 /* Which scripted answer a view asks for: llm[k], k the assistant messages it shows — or, once a
@@ -200,80 +223,88 @@ static size_t scripted_answer_index(const ts_case_world *w, const ts_item *items
     return ts_count_assistants(items, count);
 }
 
-/* A model call: llm[k] (scripted_answer_index); past the script, an error. */
+/* A model call: llm[k] (scripted_answer_index); past the script, an error. The event records k
+ * as its "reply" (null for an error). */
 static void answer_model(ts_case_world *w, const ts_json *messages, ts_buf *reply) {
     ts_item *items;
-    size_t count;
+    size_t count, k = 0;
     char why[300];
-    reply_start(w, reply);
-    if (!ts_resume_items(messages, &w->arena, &items, &count, why, sizeof why)) {
-        ts_buf_append_str(reply, ",\"error\":");
-        ts_codec_write_string(reply, ts_str_from(why));
-        ts_buf_append_char(reply, '}');
-        ts_buf_append_str(&w->events, ",\"reply\":null");
-        return;
+    ts_json_writer out;
+    reply_start(w, &out, reply);
+    bool read = ts_resume_items(messages, &w->arena, &items, &count, why, sizeof why);
+    if (read) k = scripted_answer_index(w, items, count);
+    if (read && k >= w->c->scenario.llm_count)
+        snprintf(why, sizeof why, "the scenario scripts %zu model answers; this conversation asks for answer %zu",
+                 w->c->scenario.llm_count, k + 1);
+    if (read && k < w->c->scenario.llm_count) {
+        ts_jw_key(&out, "reply");
+        scripted_message(&out, &w->c->scenario.llm[k]);
+        ts_jw_field_uint(&w->history, "reply", k);
+    } else {
+        ts_jw_field_string(&out, "error", why);
+        ts_jw_key(&w->history, "reply");
+        ts_jw_null(&w->history);
     }
-    size_t k = scripted_answer_index(w, items, count);
-    if (k >= w->c->scenario.llm_count) {
-        ts_buf_appendf(reply, ",\"error\":\"the scenario scripts %zu model answers; this conversation asks for answer "
-                              "%zu\"}", w->c->scenario.llm_count, k + 1);
-        ts_buf_append_str(&w->events, ",\"reply\":null");
-        return;
-    }
-    ts_buf_append_str(reply, ",\"reply\":");
-    scripted_message(reply, &w->c->scenario.llm[k]);
-    ts_buf_append_char(reply, '}');
-    ts_buf_appendf(&w->events, ",\"reply\":%zu", k);
+    reply_end(&out, reply);
 }
 
-/* A tool call: its script's result, error, or pending; a tool the scenario lacks fails. */
-static void answer_tool(ts_case_world *w, ts_str name, ts_buf *reply) {
-    const ts_tool_script *tool = ts_scenario_tool(&w->c->scenario, name);
-    ts_buf body;
-    ts_buf_init(&body);
+/* A tool call's reply: its script's result, error, or pending; a tool the scenario lacks fails. */
+static void tool_reply(ts_json_writer *out, const ts_tool_script *tool, ts_str name) {
+    ts_jw_begin_object(out);
     if (!tool) {
         char message[200];
         snprintf(message, sizeof message, "no tool named \"%.*s\"", (int)(name.len > 120 ? 120 : name.len), name.ptr);
-        ts_buf_append_str(&body, "{\"error\":");
-        ts_codec_write_string(&body, ts_str_from(message));
-        ts_buf_append_char(&body, '}');
+        ts_jw_field_string(out, "error", message);
     } else if (tool->async) {
-        ts_buf_append_str(&body, "{\"pending\":true}");
+        ts_jw_field_bool(out, "pending", true);
     } else {
-        ts_buf_append_str(&body, tool->failed ? "{\"error\":" : "{\"result\":");
-        ts_codec_write(&body, &tool->result, TS_WRITE_COMPACT);
-        ts_buf_append_char(&body, '}');
+        ts_jw_key(out, tool->failed ? "error" : "result");
+        ts_jw_json(out, &tool->result);
     }
-    reply_start(w, reply);
-    ts_buf_append_str(reply, ",\"reply\":");
-    ts_buf_append(reply, body.data, body.len);
-    ts_buf_append_char(reply, '}');
-    ts_buf_append_str(&w->events, ",\"reply\":");
-    ts_buf_append(&w->events, body.data, body.len);
-    ts_buf_free(&body);
+    ts_jw_end_object(out);
+}
+
+/* A tool call: the reply, and the same as the event's "reply". */
+static void answer_tool(ts_case_world *w, ts_str name, ts_buf *reply) {
+    const ts_tool_script *tool = ts_scenario_tool(&w->c->scenario, name);
+    ts_json_writer out;
+    reply_start(w, &out, reply);
+    ts_jw_key(&out, "reply");
+    tool_reply(&out, tool, name);
+    reply_end(&out, reply);
+    ts_jw_key(&w->history, "reply");
+    tool_reply(&w->history, tool, name);
 }
 
 /* Records a world call as point p (the event is left open for its reply). */
 static void record_call(ts_case_world *w, long p, const ts_json *v, const ts_json *messages, ts_str call, ts_str commit) {
-    ts_buf_appendf(&w->events, "%s{\"point\":%ld", w->events.len ? "," : "", p);
-    if (ts_testee_line_pipelined(w->testee)) ts_buf_append_str(&w->events, ",\"pipelined\":true");
+    ts_json_writer *h = &w->history;
+    ts_jw_begin_object(h);
+    ts_jw_field_int(h, "point", p);
+    if (ts_testee_line_pipelined(w->testee)) ts_jw_field_bool(h, "pipelined", true);
     if (ts_str_eq_cstr(call, "model")) {
-        ts_buf_append_str(&w->events, ",\"model\":");
-        ts_codec_write(&w->events, messages, TS_WRITE_COMPACT);
+        ts_jw_key(h, "model");
+        ts_jw_json(h, messages);
     } else if (ts_str_eq_cstr(call, "tool")) {
-        ts_buf_append_str(&w->events, ",\"tool\":{\"name\":");
-        ts_codec_write_string(&w->events, ts_json_string(ts_json_get(v, "name")));
-        ts_buf_append_str(&w->events, ",\"callId\":");
-        ts_codec_write_string(&w->events, ts_json_string(ts_json_get(v, "callId")));
-        const ts_json *arguments = ts_json_get(v, "arguments");
-        ts_buf_append_str(&w->events, ",\"arguments\":");
-        ts_json none = ts_json_make_null();
-        ts_codec_write(&w->events, arguments ? arguments : &none, TS_WRITE_COMPACT);
-        ts_buf_append_char(&w->events, '}');
+        ts_jw_key(h, "tool");
+        ts_jw_begin_object(h);
+        field_str(h, "name", ts_json_string(ts_json_get(v, "name")));
+        field_str(h, "callId", ts_json_string(ts_json_get(v, "callId")));
+        ts_jw_key(h, "arguments");
+        ts_jw_json(h, ts_json_get(v, "arguments")); /* none: null */
+        ts_jw_end_object(h);
     } else {
-        ts_buf_appendf(&w->events, ",\"commit\":\"%.*s\",\"what\":", (int)commit.len, commit.ptr);
-        ts_codec_write_string(&w->events, ts_json_string(ts_json_get(v, "what")));
+        field_str(h, "commit", commit);
+        field_str(h, "what", ts_json_string(ts_json_get(v, "what")));
     }
+}
+
+/* A commit notice's reply. */
+static void acknowledge(ts_case_world *w, ts_buf *reply) {
+    ts_json_writer out;
+    reply_start(w, &out, reply);
+    ts_jw_field_bool(&out, "ack", true);
+    reply_end(&out, reply);
 }
 
 /* Every line the testee writes during an action: a world call (a point), or the answer. */
@@ -296,9 +327,10 @@ static ts_line_verdict on_line(void *context, const char *line, size_t len, ts_b
     ts_nemesis_observed seen = observed(w);
     bool kill = ts_nemesis_at_line(w->nemesis, &seen, is_call, &point); /* the store's operations before it first */
     if (!is_call) { /* the answer */
-        event(w, "{\"answer\":");
-        ts_codec_write(&w->events, &v, TS_WRITE_COMPACT);
-        ts_buf_append_char(&w->events, '}');
+        ts_jw_begin_object(&w->history);
+        ts_jw_key(&w->history, "answer");
+        ts_jw_json(&w->history, &v);
+        ts_jw_end_object(&w->history);
         w->answer = ts_arena_alloc(&w->arena, sizeof v);
         if (w->answer) *(ts_json *)w->answer = v;
         w->answered = true;
@@ -318,34 +350,73 @@ static ts_line_verdict on_line(void *context, const char *line, size_t len, ts_b
                  "(--max-points-per-action)", w->max_points);
         return reach_limit(w, "point-limit", why);
     }
-    if (w->events.len > max_history_bytes) {
+    if (history_bytes(w) > max_history_bytes) {
         snprintf(why, sizeof why, "the run's recorded history passed %zu bytes", max_history_bytes);
         return reach_limit(w, "history-limit", why);
     }
     record_call(w, point, &v, messages, call, commit);
     if (kill) {
-        ts_buf_appendf(&w->events, "},{\"killed\":%ld}", point);
+        ts_jw_end_object(&w->history);
+        ts_jw_begin_object(&w->history);
+        ts_jw_field_int(&w->history, "killed", point);
+        ts_jw_end_object(&w->history);
         w->killed = true;
         return TS_LINE_KILL;
     }
     if (model) answer_model(w, messages, reply);
     else if (tool) answer_tool(w, ts_json_string(ts_json_get(&v, "name")), reply);
-    else reply_start(w, reply), ts_buf_append_str(reply, ",\"ack\":true}");
-    ts_buf_append_char(&w->events, '}');
+    else acknowledge(w, reply);
+    ts_jw_end_object(&w->history);
     return TS_LINE_REPLY;
 }
 
 /* ------------------------------------------------------------------------- actions ---- */
 
+/* A request of the resume op (PROTOCOL.md): the case's id, the run's store, the thread, the tool
+ * catalogue, and the action (its JSON text). */
+static void write_request(const ts_case_world *w, const char *action, size_t action_len, ts_buf *request) {
+    const ts_scenario *s = &w->c->scenario;
+    ts_json_writer out;
+    ts_jw_init_buf(&out, request, 0);
+    ts_jw_begin_object(&out);
+    ts_jw_field_string(&out, "id", w->c->id);
+    ts_jw_field_string(&out, "op", "resume");
+    ts_jw_field_string(&out, "store", w->store);
+    ts_jw_field_string(&out, "thread", s->execution_id);
+    ts_jw_key(&out, "tools");
+    ts_jw_begin_array(&out);
+    for (size_t i = 0; i < s->tool_count; i++) {
+        ts_jw_begin_object(&out);
+        field_str(&out, "name", s->tools[i].name);
+        ts_jw_field_string(&out, "description", "a tool the certifier plays");
+        ts_jw_key(&out, "parameters");
+        ts_jw_begin_object(&out);
+        ts_jw_field_string(&out, "type", "object");
+        ts_jw_end_object(&out);
+        ts_jw_end_object(&out);
+    }
+    ts_jw_end_array(&out);
+    ts_jw_key(&out, "action");
+    ts_jw_raw(&out, action, action_len);
+    ts_jw_end_object(&out);
+    if (!ts_jw_finish(&out)) request->failed = true;
+}
+
 /* Sends one action (its JSON text) and records it; false when the run cannot go on. A death
  * the nemesis caused (a kill at a point, an armed store operation) is a kill, not an outcome. */
-static bool send(ts_case_world *w, const char *action, long of, int attempt) {
-    ts_buf_appendf(&w->events, "%s{\"send\":%s", w->events.len ? "," : "", action);
-    if (of >= 0) ts_buf_appendf(&w->events, ",\"of\":%ld,\"attempt\":%d", of, attempt);
-    ts_buf_append_char(&w->events, '}');
+static bool send(ts_case_world *w, const ts_buf *action, long of, int attempt) {
+    const char *text = action->data ? action->data : "";
+    ts_jw_begin_object(&w->history);
+    ts_jw_key(&w->history, "send");
+    ts_jw_raw(&w->history, text, action->len);
+    if (of >= 0) {
+        ts_jw_field_int(&w->history, "of", of);
+        ts_jw_field_int(&w->history, "attempt", attempt);
+    }
+    ts_jw_end_object(&w->history);
     ts_buf request;
     ts_buf_init(&request);
-    ts_buf_appendf(&request, "%s\"action\":%s}", w->prefix.data, action);
+    write_request(w, text, action->len, &request);
     w->answer = NULL;
     w->protocol[0] = '\0';
     w->action_lines = 0;
@@ -365,7 +436,7 @@ static bool send(ts_case_world *w, const char *action, long of, int attempt) {
     ts_nemesis_observed seen = observed(w);
     if (!run->limit && !w->protocol[0] && (w->killed || died) && ts_nemesis_after_death(w->nemesis, &seen, w->killed)) {
         w->killed = true;
-        event(w, "{\"restart\":\"kill\"}");
+        event_string(w, "restart", "kill");
         return true;
     }
     if (result.status == TS_CALL_ANSWERED && !w->protocol[0] && w->answer && !run->limit) return true;
@@ -377,32 +448,49 @@ static bool send(ts_case_world *w, const char *action, long of, int attempt) {
     if (!run->limit) snprintf(run->detail, sizeof run->detail, "%s", w->protocol[0] ? w->protocol : result.detail);
     if (result.status == TS_CALL_ANSWERED && !w->protocol[0] && !run->limit)
         snprintf(run->detail, sizeof run->detail, "an answer that is no object");
-    event(w, "{\"outcome\":");
-    ts_codec_write_string(&w->events, ts_str_from(run->outcome));
-    ts_buf_append_str(&w->events, ",\"detail\":");
-    ts_codec_write_string(&w->events, ts_str_from(run->detail));
-    ts_buf_append_char(&w->events, '}');
+    ts_jw_begin_object(&w->history);
+    ts_jw_field_string(&w->history, "outcome", run->outcome);
+    ts_jw_field_string(&w->history, "detail", run->detail);
+    ts_jw_end_object(&w->history);
     if (w->protocol[0]) ts_testee_stop(w->testee); /* out of step: start it afresh */
     run->aborted = true;
     return false;
 }
 
+/* A scenario action's JSON text: {"user":...}, {"edit"|"fork": n, "user":...}, {"complete":...}. */
 static void action_text(const ts_scenario_action *a, ts_buf *out) {
     ts_buf_reset(out);
-    if (a->kind == TS_SCENARIO_USER) {
-        ts_buf_append_str(out, "{\"user\":");
-        ts_codec_write_string(out, a->text);
-    } else if (a->kind == TS_SCENARIO_EDIT || a->kind == TS_SCENARIO_FORK) {
-        ts_buf_appendf(out, "{\"%s\":%llu,\"user\":", a->kind == TS_SCENARIO_EDIT ? "edit" : "fork",
-                       (unsigned long long)a->branch_at);
-        ts_codec_write_string(out, a->text);
+    ts_json_writer jw;
+    ts_jw_init_buf(&jw, out, 0);
+    ts_jw_begin_object(&jw);
+    if (a->kind == TS_SCENARIO_EDIT || a->kind == TS_SCENARIO_FORK)
+        ts_jw_field_uint(&jw, a->kind == TS_SCENARIO_EDIT ? "edit" : "fork", (unsigned long long)a->branch_at);
+    if (a->kind == TS_SCENARIO_USER || a->kind == TS_SCENARIO_EDIT || a->kind == TS_SCENARIO_FORK) {
+        field_str(&jw, "user", a->text);
     } else {
-        ts_buf_append_str(out, "{\"complete\":");
-        ts_codec_write_string(out, a->call_id);
-        ts_buf_append_str(out, a->failed ? ",\"error\":" : ",\"result\":");
-        ts_codec_write(out, &a->result, TS_WRITE_COMPACT);
+        field_str(&jw, "complete", a->call_id);
+        ts_jw_key(&jw, a->failed ? "error" : "result");
+        ts_jw_json(&jw, &a->result);
     }
-    ts_buf_append_char(out, '}');
+    ts_jw_end_object(&jw);
+    if (!ts_jw_finish(&jw)) out->failed = true;
+}
+
+/* Sends one of the op's own actions (none of the scenario's): {"read":true} or {"recover":true},
+ * with "history":true a read of every branch. */
+static bool send_op(ts_case_world *w, const char *op, bool history, long of, int attempt) {
+    ts_buf text;
+    ts_buf_init(&text);
+    ts_json_writer jw;
+    ts_jw_init_buf(&jw, &text, 0);
+    ts_jw_begin_object(&jw);
+    ts_jw_field_bool(&jw, op, true);
+    if (history) ts_jw_field_bool(&jw, "history", true);
+    ts_jw_end_object(&jw);
+    if (!ts_jw_finish(&jw)) text.failed = true;
+    bool sent = send(w, &text, of, attempt);
+    ts_buf_free(&text);
+    return sent;
 }
 
 /* After a kill: did the interrupted action take effect (its user message, its result, in the
@@ -411,7 +499,7 @@ static void action_text(const ts_scenario_action *a, ts_buf *out) {
  * sent twice), a complete when the read holds its call's result, an edit or a fork when the read
  * holds its message (a case that branches has distinct texts). */
 static bool took_effect(ts_case_world *w, const ts_scenario_action *a) {
-    if (!send(w, "{\"read\":true}", -1, 0)) return true;
+    if (!send_op(w, "read", false, -1, 0)) return true;
     ts_item *items;
     size_t count, users = 0;
     char why[300];
@@ -436,27 +524,38 @@ static void begin(ts_case_world *w, ts_testee *testee, ts_nemesis *nemesis, cons
     w->testee = testee;
     w->nemesis = nemesis;
     w->run = run;
+    w->store = store;
     ts_buf_reset(&w->events);
+    ts_jw_init_buf(&w->history, &w->events, 0);
+    ts_jw_begin_array(&w->history);
     ts_arena_free(&w->arena);
     ts_arena_init(&w->arena);
-    ts_buf_reset(&w->prefix);
-    ts_buf_append_str(&w->prefix, "{\"id\":");
-    ts_codec_write_string(&w->prefix, ts_str_from(w->c->id));
-    ts_buf_append_str(&w->prefix, ",\"op\":\"resume\",\"store\":");
-    ts_codec_write_string(&w->prefix, ts_str_from(store));
-    ts_buf_appendf(&w->prefix, ",\"thread\":\"%s\",\"tools\":[", w->c->scenario.execution_id);
-    const ts_scenario *s = &w->c->scenario;
-    for (size_t i = 0; i < s->tool_count; i++) {
-        ts_buf_append_str(&w->prefix, i ? ",{\"name\":" : "{\"name\":");
-        ts_codec_write_string(&w->prefix, s->tools[i].name);
-        ts_buf_append_str(&w->prefix, ",\"description\":\"a tool the certifier plays\",\"parameters\":{\"type\":\"object\"}}");
-    }
-    ts_buf_append_str(&w->prefix, "],");
 }
 
-/* A read at the end; killed while it read (a store operation of the read's): recover, and read again. */
-static void final_read(ts_case_world *w, const char *read) {
-    if (send(w, read, -1, 0) && w->killed && send(w, "{\"recover\":true}", -1, 0)) send(w, read, -1, 0);
+/* A read at the end (history: of every branch); killed while it read (a store operation of the
+ * read's): recover, and read again. */
+static void final_read(ts_case_world *w, bool history) {
+    if (send_op(w, "read", history, -1, 0) && w->killed && send_op(w, "recover", false, -1, 0))
+        send_op(w, "read", history, -1, 0);
+}
+
+/* The run's JSON: {"kill": the point or null, the nemesis' faults, "events": [...]}. */
+static void write_run(ts_case_world *w, ts_buf *out) {
+    ts_jw_end_array(&w->history);
+    bool recorded = ts_jw_finish(&w->history);
+    ts_buf_reset(out);
+    ts_json_writer jw;
+    ts_jw_init_buf(&jw, out, 0);
+    ts_jw_begin_object(&jw);
+    long kill = ts_nemesis_kill_point(w->nemesis);
+    ts_jw_key(&jw, "kill");
+    if (kill) ts_jw_int(&jw, kill);
+    else ts_jw_null(&jw);
+    ts_nemesis_describe_run(w->nemesis, &jw);
+    ts_jw_key(&jw, "events");
+    ts_jw_raw(&jw, w->events.data ? w->events.data : "[]", w->events.data ? w->events.len : 2);
+    ts_jw_end_object(&jw);
+    if (!ts_jw_finish(&jw) || !recorded) out->failed = true;
 }
 
 void ts_case_world_run_case(ts_case_world *w, ts_testee *testee, ts_nemesis *nemesis, const char *store, ts_buf *out,
@@ -471,35 +570,28 @@ void ts_case_world_run_case(ts_case_world *w, ts_testee *testee, ts_nemesis *nem
             ts_testee_stop(w->testee);
             ts_nemesis_observed seen = observed(w);
             ts_nemesis_restarted(nemesis, &seen);
-            event(w, "{\"restart\":\"clean\"}");
-            send(w, "{\"recover\":true}", (long)i, 1);
+            event_string(w, "restart", "clean");
+            send_op(w, "recover", false, (long)i, 1);
         } else {
             action_text(a, &action);
-            if (send(w, action.data, (long)i, 1) && i == 0 && answered_unsupported(w)) {
+            if (send(w, &action, (long)i, 1) && i == 0 && answered_unsupported(w)) {
                 run->unsupported = true;
                 break;
             }
         }
         if (w->killed && !run->aborted) { /* restart, recover, and retry what did not take */
-            bool took = !send(w, "{\"recover\":true}", -1, 0) || took_effect(w, a);
+            bool took = !send_op(w, "recover", false, -1, 0) || took_effect(w, a);
             if (!took && !run->aborted && a->kind != TS_SCENARIO_RESTART) {
                 action_text(a, &action);
-                send(w, action.data, (long)i, 2);
+                send(w, &action, (long)i, 2);
             }
         }
     }
-    if (!run->aborted && !run->unsupported) final_read(w, "{\"read\":true}");
+    if (!run->aborted && !run->unsupported) final_read(w, false);
     if (!run->aborted && !run->unsupported && ts_case_world_needs_branch(w) && (w->branch & TS_BRANCH_HISTORY))
-        final_read(w, "{\"read\":true,\"history\":true}"); /* U13: every branch the engine keeps */
+        final_read(w, true); /* U13: every branch the engine keeps */
     ts_nemesis_observed seen = observed(w);
     ts_nemesis_end_run(nemesis, &seen);
-    ts_buf_reset(out);
-    long kill = ts_nemesis_kill_point(nemesis);
-    if (kill) ts_buf_appendf(out, "{\"kill\":%ld", kill);
-    else ts_buf_append_str(out, "{\"kill\":null");
-    ts_nemesis_describe_run(nemesis, out);
-    ts_buf_append_str(out, ",\"events\":[");
-    ts_buf_append(out, w->events.data ? w->events.data : "", w->events.len);
-    ts_buf_append_str(out, "]}");
+    write_run(w, out);
     ts_buf_free(&action);
 }

@@ -159,6 +159,13 @@ void ts_jw_raw(ts_json_writer *w, const char *json, size_t len) {
     drain(w, false);
 }
 
+void ts_jw_json(ts_json_writer *w, const ts_json *value) {
+    if (!item(w, false)) return;
+    if (!value) ts_buf_append_str(w->out, "null");
+    else if (!ts_codec_write(w->out, value, TS_WRITE_COMPACT)) w->failed = true;
+    drain(w, false);
+}
+
 void ts_jw_end_line(ts_json_writer *w) {
     if (ts_jw_failed(w)) return;
     if (w->depth != 0 || w->after_key) w->failed = true;

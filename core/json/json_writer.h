@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "core/json/buf.h"
+#include "core/json/json.h"
 
 enum { TS_JSON_WRITER_MAX_DEPTH = 64 };
 
@@ -74,6 +75,10 @@ void ts_jw_null(ts_json_writer *w);
 /* A value that is already JSON text (len bytes, the caller's to have made valid), copied as is:
  * a recorded history, a testee's answer. Not reindented. */
 void ts_jw_raw(ts_json_writer *w, const char *json, size_t len);
+/* A parsed value (json.h; the caller's), written as ts_codec_write writes it compact: "$type"
+ * first, numbers in shortest form, strings escaped as above (a parsed string is valid UTF-8).
+ * NULL writes null. Not reindented. A value ts_codec_write cannot write fails the writer. */
+void ts_jw_json(ts_json_writer *w, const ts_json *value);
 
 /* A newline after the top-level value (the last line of a report file, a JSON Lines record). */
 void ts_jw_end_line(ts_json_writer *w);

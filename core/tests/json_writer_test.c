@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/json/codec.h"
 #include "core/json/json_writer.h"
 #include "core/json/utf8.h"
 #include "core/testing/unit.h"
@@ -211,6 +212,38 @@ static void writes_to_a_file(void) {
     }
 }
 
+/* A parsed value is written as ts_codec_write writes it compact ("$type" first), NULL as null,
+ * as an array's item or a key's value. */
+static void writes_parsed_values(void) {
+    static const char text[] = "{\"a\":[1,2.5,\"caf\xC3\xA9\\n\"],\"$type\":\"t\",\"b\":{}}";
+    ts_arena arena;
+    ts_arena_init(&arena);
+    ts_json value;
+    ts_error err;
+    CHECK(ts_codec_parse(&arena, text, sizeof text - 1, &value, &err));
+    ts_buf b;
+    ts_buf_init(&b);
+    ts_json_writer w;
+    ts_jw_init_buf(&w, &b, 0);
+    ts_jw_begin_array(&w);
+    ts_jw_json(&w, &value);
+    ts_jw_json(&w, NULL);
+    ts_jw_begin_object(&w);
+    ts_jw_key(&w, "v");
+    ts_jw_json(&w, ts_json_get(&value, "a"));
+    ts_jw_end_object(&w);
+    ts_jw_end_array(&w);
+    CHECK(ts_jw_finish(&w));
+    CHECK_STR_EQ(b.data, "[{\"$type\":\"t\",\"a\":[1,2.5,\"caf\xC3\xA9\\n\"],\"b\":{}},null,{\"v\":[1,2.5,\"caf\xC3\xA9\\n\"]}]");
+    ts_buf_free(&b);
+    ts_jw_init_buf(&w, &b, 0);
+    ts_jw_begin_object(&w);
+    ts_jw_json(&w, &value); /* a value where a key is due */
+    CHECK(!ts_jw_finish(&w));
+    ts_buf_free(&b);
+    ts_arena_free(&arena);
+}
+
 int main(void) {
     TS_RUN(escapes_quotes_backslashes_and_controls);
     TS_RUN(keeps_non_ascii_and_replaces_invalid_utf8);
@@ -219,6 +252,7 @@ int main(void) {
     TS_RUN(nests_indented);
     TS_RUN(fixed_places_and_non_finite);
     TS_RUN(misuse_fails);
+    TS_RUN(writes_parsed_values);
     TS_RUN(writes_to_a_file);
     return ts_unit_finish();
 }

@@ -305,6 +305,14 @@ run_resume long-read --kill-points 1
 resume_verdict 1 fail answered "" && none_left && no_store_left && ok
 [ "$elapsed" -lt 120 ] || fail "took ${elapsed}s"
 grep -q 'U3\|U2' "$TMP/out" || fail "no finding on the read: $(grep -A2 FAIL "$TMP/out" | head -3)"
+name=resume_line_quoted_cut_inside_a_character
+# The outcome's detail quotes 200 bytes of the testee's line, here cut inside a character: the run's
+# history and the report stay valid UTF-8 (U+FFFD, the JSON writer's), so the report loads and the
+# run is judged (main wrote the broken byte: a history the judge could not parse).
+run_resume cut-utf8 --kill-points 1
+python3 -c "open('$TMP/r.json', encoding='utf-8', errors='strict').read()" 2>/dev/null || fail "the report is not valid UTF-8"
+grep -q "$(printf 'line without this case.*a\357\277\275')" "$TMP/r.json" || fail "no U+FFFD where the line was cut"
+resume_verdict 1 error protocol-error "a line without this case" && none_left && no_store_left && ok
 
 # The certifier killed while a resume case is in flight (its testee hangs, a writer it started
 # keeps writing into the store): no store is left, nor any process.

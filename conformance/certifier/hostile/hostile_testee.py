@@ -33,6 +33,8 @@ misbehaviour happens in TARGET's first action, in every run of it):
   hang-resume       hangs (after starting a writer, as write-after-cleanup does)
   write-after-cleanup  starts a process in a session of its own that keeps writing into the
                     store for 4 s (recreating it), then goes on
+  cut-utf8          writes, in TARGET's first action, a line without the case's id whose 200th
+                    byte falls inside a 3-byte character (the certifier quotes 200 bytes of it)
   long-read         answers every read of TARGET with 40,000 user messages, each with its own
                     text and messageId
 
@@ -143,6 +145,9 @@ def misbehave_resume(request, line):
     if "user" not in action or os.path.exists(os.path.join(request["store"], ".hostile-done")):
         return False
     open(os.path.join(request["store"], ".hostile-done"), "w").close()
+    if "cut-utf8" in modes:
+        answer(json.dumps({"id": "other", "x": "a" * 180 + "\u20ac" * 5}, ensure_ascii=False, separators=(",", ":")))
+        return True
     if "deep-store" in modes:
         deep_chain(request["store"], 1950)
     elif modes & {"write-after-cleanup", "hang-resume"}:
