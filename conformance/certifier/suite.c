@@ -10,6 +10,7 @@
 #include "core/json/buf.h"
 #include "core/json/codec.h"
 #include "core/json/digest.h"
+#include "core/json/json_writer.h"
 
 const char *ts_suite_default_root(void) {
     const char *env = getenv("TURNSTILE_SUITE");
@@ -174,22 +175,33 @@ static bool resume_request(ts_suite *suite, ts_case *c, const char *path, ts_err
     ts_buf request;
     ts_buf_init(&request);
     if (ok) {
-        ts_buf_append_str(&request, "{\"id\":");
-        ts_codec_write_string(&request, ts_str_from(c->id));
-        ts_buf_appendf(&request, ",\"op\":\"resume\",\"store\":\"$STORE\",\"thread\":\"%s\",\"tools\":[",
-                       c->scenario.execution_id);
+        ts_json_writer w;
+        ts_jw_init_buf(&w, &request, 0);
+        ts_jw_begin_object(&w);
+        ts_jw_field_string(&w, "id", c->id);
+        ts_jw_field_string(&w, "op", "resume");
+        ts_jw_field_string(&w, "store", "$STORE");
+        ts_jw_field_string(&w, "thread", c->scenario.execution_id);
+        ts_jw_key(&w, "tools");
+        ts_jw_begin_array(&w);
         for (size_t i = 0; i < c->scenario.tool_count; i++) {
-            ts_buf_append_str(&request, i ? ",{\"name\":" : "{\"name\":");
-            ts_codec_write_string(&request, c->scenario.tools[i].name);
-            ts_buf_append_char(&request, '}');
+            ts_jw_begin_object(&w);
+            ts_jw_key(&w, "name");
+            ts_jw_string_len(&w, c->scenario.tools[i].name.ptr, c->scenario.tools[i].name.len);
+            ts_jw_end_object(&w);
         }
-        ts_buf_append_str(&request, "],\"action\":{\"user\":");
-        ts_codec_write_string(&request, c->scenario.input);
-        ts_buf_append_str(&request, "}}");
-        c->request = ts_arena_strndup(&suite->arena, request.data, request.len);
+        ts_jw_end_array(&w);
+        ts_jw_key(&w, "action");
+        ts_jw_begin_object(&w);
+        ts_jw_key(&w, "user");
+        ts_jw_string_len(&w, c->scenario.input.ptr, c->scenario.input.len);
+        ts_jw_end_object(&w);
+        ts_jw_end_object(&w);
+        c->request = ts_jw_finish(&w) ? ts_arena_strndup(&suite->arena, request.data, request.len) : NULL;
         c->request_len = request.len;
     }
     ts_buf_free(&request);
+    if (ok && !c->request) return fail(err, path, "out of memory");
     if (!ok) snprintf(message, sizeof message, "not a resume case: %s", why.message);
     return ok || fail(err, path, message);
 }
@@ -213,14 +225,17 @@ static const char *case_id_error(ts_str id) {
 static bool one_line_request(ts_arena *arena, ts_case *c, const ts_json *values, bool journal) {
     ts_buf request;
     ts_buf_init(&request);
-    ts_buf_append_str(&request, "{\"id\":");
-    ts_codec_write_string(&request, ts_str_from(c->id));
-    ts_buf_appendf(&request, ",\"op\":\"%s\",\"%s\":", c->op,
-                   journal ? "scenario" : strcmp(c->op, "host") == 0 ? "emissions" : "updates");
-    ts_codec_write(&request, values, TS_WRITE_COMPACT);
-    if (c->crash_before_commit) ts_buf_appendf(&request, ",\"crashBeforeCommit\":%ld", c->crash_before_commit);
-    ts_buf_append_char(&request, '}');
-    c->request = ts_arena_strndup(arena, request.data, request.len);
+    ts_json_writer w;
+    ts_jw_init_buf(&w, &request, 0);
+    ts_jw_begin_object(&w);
+    ts_jw_field_string(&w, "id", c->id);
+    ts_jw_field_string(&w, "op", c->op);
+    ts_jw_key(&w, journal ? "scenario" : strcmp(c->op, "host") == 0 ? "emissions" : "updates");
+    ts_jw_json(&w, values);
+    if (c->crash_before_commit) ts_jw_field_int(&w, "crashBeforeCommit", c->crash_before_commit);
+    ts_jw_end_object(&w);
+    bool ok = ts_jw_finish(&w);
+    c->request = ok ? ts_arena_strndup(arena, request.data, request.len) : NULL;
     c->request_len = request.len;
     ts_buf_free(&request);
     return c->request != NULL;
