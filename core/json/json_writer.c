@@ -78,7 +78,19 @@ static bool item(ts_json_writer *w, bool is_key) {
     return true;
 }
 
+/* True when s is valid UTF-8 throughout: such a string is escaped as it is, with no copy. */
+static bool all_valid(const char *s, size_t len) {
+    for (size_t i = 0, n; i < len; i += n)
+        if (!(n = ts_utf8_sequence((const unsigned char *)s + i, len - i))) return false;
+    return true;
+}
+
 static void put_string(ts_json_writer *w, const char *s, size_t len) {
+    if (!s) s = "", len = 0;
+    if (all_valid(s, len)) {
+        ts_codec_write_string(w->out, (ts_str){s, len});
+        return;
+    }
     ts_buf valid;
     ts_buf_init(&valid);
     ts_utf8_append_valid(&valid, s ? s : "", s ? len : 0);
